@@ -1,0 +1,37 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Deps } from './deps.js';
+import { fileRoutes } from './files/routes.js';
+import { accessLog } from './http/access-log.js';
+import { cors } from './http/cors.js';
+import { errorRenderer } from './http/errors.js';
+import { legacyPhp } from './http/legacy-php.js';
+import { requestId } from './http/request-id.js';
+import { routeFactory } from './http/route.js';
+import { portalRoutes } from './portal/routes.js';
+import { ticketRoutes } from './tickets/routes.js';
+
+/**
+ * The whole middleware order on one screen. Each route adds, in this order, the key check, the
+ * permission check and the rate limit (http/route.ts); handlers read the body after those.
+ */
+export function createApp(deps: Deps): Koa {
+  const app = new Koa({ proxy: deps.config.trustProxy });
+  // Errors are rendered and logged by errorRenderer; this catches the rare one outside any request.
+  app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
+
+  const router = new Router();
+  const route = routeFactory(router, deps);
+  ticketRoutes(route, deps);
+  fileRoutes(route, deps);
+  portalRoutes(route, deps);
+
+  app.use(requestId);
+  app.use(accessLog(deps.logger));
+  app.use(errorRenderer(deps.logger));
+  app.use(legacyPhp);
+  app.use(cors);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

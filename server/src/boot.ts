@@ -1,0 +1,121 @@
+import { createServer, type Server } from 'node:http';
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import type { Deps } from './deps.js';
+import { TicketEvents } from './events.js';
+import { checkEnvKeys, createKey, KeyRing } from './keys/keys.js';
+import { openConfigStore } from './store/config-store.js';
+import { FileTicketStore } from './store/file-ticket-store.js';
+import { acquireLock } from './store/lock.js';
+import { StartupError } from './store/startup-error.js';
+import { IdempotencyCache } from './tickets/idempotency.js';
+import { VERSION } from './version.js';
+
+export interface BootOptions {
+  logger?: Logger;
+  clock?: () => Date;
+  /** Where the human-readable lines go (the URL, first keys). */
+  print?: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  server: Server;
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+// Timeouts against slow clients: headers must arrive within 10 s and a whole request (a 5 MB upload
+// on a slow line included) within 2 minutes; idle keep-alive connections close after 5 s.
+export const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 120_000, keepAliveTimeout: 5_000 };
+
+/** Opens the data directory, builds the app and listens. Everything main.ts and the tests start. */
+export async function boot(config: Config, options: BootOptions = {}): Promise<RunningServer> {
+  const print = options.print ?? ((line) => process.stdout.write(`${line}\n`));
+  const logger = options.logger ?? pino({ level: config.logLevel, base: undefined });
+  const clock = options.clock ?? (() => new Date());
+  const badKeys = checkEnvKeys(config.envKeys);
+  if (badKeys.length)
+    throw new StartupError(
+      badKeys.join('\n'),
+      'Keys look like pk_live_ or sk_test_ followed by at least 24 letters and digits.',
+    );
+
+  const dataDir = resolve(config.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const lock = acquireLock(dataDir);
+  try {
+    const configStore = await openConfigStore(dataDir);
+    if (configStore.created && configStore.get().keys.length === 0) await createFirstKeys(configStore, print);
+    const [live, test] = await Promise.all([
+      FileTicketStore.open(dataDir, 'live'),
+      FileTicketStore.open(dataDir, 'test'),
+    ]);
+
+    let keyRing = new KeyRing(configStore.get().keys, config.envKeys);
+    configStore.onChange((data) => (keyRing = new KeyRing(data.keys, config.envKeys)));
+
+    const deps: Deps = {
+      config,
+      configStore,
+      tickets: { live, test },
+      keyRing: () => keyRing,
+      logger,
+      clock,
+      events: new TicketEvents(),
+      idempotency: new IdempotencyCache(() => clock().getTime()),
+      version: VERSION,
+    };
+    const app = createApp(deps);
+    const server = createServer(app.callback());
+    Object.assign(server, SERVER_TIMEOUTS);
+    await new Promise<void>((ok, fail) => {
+      server.once('error', fail);
+      server.listen(config.port, config.host, () => ok());
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host}:${port}`;
+    logger.info({ tickets: { live: live.size, test: test.size }, dataDir }, 'started');
+    print(`listening on ${url}`);
+
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      server,
+      deps,
+      close() {
+        closing ??= (async () => {
+          await new Promise<void>((ok) => {
+            server.close(() => ok());
+            server.closeIdleConnections();
+          });
+          await Promise.all([live.idle(), test.idle()]);
+          lock.release();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function createFirstKeys(
+  configStore: Awaited<ReturnType<typeof openConfigStore>>,
+  print: (line: string) => void,
+) {
+  const pk = createKey('public', 'live', { label: 'created on first start' });
+  const sk = createKey('secret', 'live', { label: 'created on first start' });
+  await configStore.update((d) => {
+    d.keys.push(pk.stored, sk.stored);
+  });
+  print('Created your first API keys. They are shown once; the secret key is stored only as a hash.');
+  print(`  public key (widget, customers): ${pk.key}`);
+  print(`  secret key (support, /admin):   ${sk.key}`);
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+// Environment variables are strings; these helpers accept the usual spellings and refuse the rest,
+// so a typo in a setting stops the boot instead of silently meaning "off".
+const onOff = z
+  .enum(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'on' || v === 'true' || v === '1' || v === 'yes');
+const count = z.coerce.number().int().min(1).max(1_000_000);
+
+const EnvSchema = z.object({
+  TICKETING_DATA_DIR: z.string().min(1).default('./data'),
+  TICKETING_HOST: z.string().min(1).default('127.0.0.1'),
+  TICKETING_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  TICKETING_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TICKETING_KEYS: z.string().optional(),
+  TICKETING_TRUST_PROXY: onOff.default(false),
+  TICKETING_RATE_LIMIT: onOff.default(true),
+  TICKETING_RATE_LIMIT_PK_PER_MINUTE: count.default(60),
+  TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES: count.default(10),
+  TICKETING_RATE_LIMIT_SK_PER_MINUTE: count.default(600),
+  TICKETING_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
+});
+
+export interface RateLimitConfig {
+  enabled: boolean;
+  pkPerMinute: number;
+  pkCreatesPer10Minutes: number;
+  skPerMinute: number;
+}
+
+export interface Config {
+  dataDir: string;
+  host: string;
+  port: number;
+  /** The address customers reach the server at; links in mail point here. */
+  publicUrl: string;
+  /** Extra full keys for automation and tests; never written to disk. */
+  envKeys: string[];
+  trustProxy: boolean;
+  rateLimit: RateLimitConfig;
+  logLevel: z.infer<typeof EnvSchema>['TICKETING_LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+/** Reads the TICKETING_* variables; throws ConfigError listing every bad one. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const picked = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('TICKETING_') && v !== ''));
+  const parsed = EnvSchema.safeParse(picked);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const envKeys = (e.TICKETING_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  const shownHost = e.TICKETING_HOST.includes(':') ? `[${e.TICKETING_HOST}]` : e.TICKETING_HOST;
+  return {
+    dataDir: e.TICKETING_DATA_DIR,
+    host: e.TICKETING_HOST,
+    port: e.TICKETING_PORT,
+    publicUrl: (e.TICKETING_PUBLIC_URL ?? `http://${shownHost}:${e.TICKETING_PORT}`).replace(/\/+$/, ''),
+    envKeys,
+    trustProxy: e.TICKETING_TRUST_PROXY,
+    rateLimit: {
+      enabled: e.TICKETING_RATE_LIMIT,
+      pkPerMinute: e.TICKETING_RATE_LIMIT_PK_PER_MINUTE,
+      pkCreatesPer10Minutes: e.TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES,
+      skPerMinute: e.TICKETING_RATE_LIMIT_SK_PER_MINUTE,
+    },
+    logLevel: e.TICKETING_LOG_LEVEL,
+  };
+}

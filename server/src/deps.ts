@@ -1,0 +1,20 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { TicketEvents } from './events.js';
+import type { KeyRing } from './keys/keys.js';
+import type { ConfigStore } from './store/config-store.js';
+import type { KeyMode, TicketStore } from './store/ticket-store.js';
+import type { IdempotencyCache } from './tickets/idempotency.js';
+
+/** Everything the app needs from outside, passed to createApp so tests can build it with real parts. */
+export interface Deps {
+  config: Config;
+  configStore: ConfigStore;
+  tickets: Record<KeyMode, TicketStore>;
+  keyRing: () => KeyRing;
+  logger: Logger;
+  clock: () => Date;
+  events: TicketEvents;
+  idempotency: IdempotencyCache;
+  version: string;
+}

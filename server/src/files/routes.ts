@@ -1,0 +1,88 @@
+import contentDisposition from 'content-disposition';
+import { z } from 'zod';
+import type { Attachment } from '../api-types.js';
+import type { Deps } from '../deps.js';
+import { readBody } from '../http/body.js';
+import { id, optional } from '../http/coerce.js';
+import { notFound, validationError } from '../http/errors.js';
+import type { Route } from '../http/route.js';
+import { validate } from '../http/validate.js';
+import { newId } from '../store/ids.js';
+import { checkOwner, findTicket, requireEmailForPublic, storeFor } from '../tickets/lookup.js';
+import { checkFile } from './check-file.js';
+
+const UploadInput = z.object({
+  ticket_id: id,
+  reply_id: optional(z.string().max(100)),
+  email: optional(z.string().max(254)),
+});
+const FileQuery = z.object({ ticket_id: id, file_id: id, email: optional(z.string().max(254)) });
+
+/** RFC 6266 with an RFC 5987 `filename*` always present, so every browser gets the exact name. */
+function attachmentHeader(name: string): string {
+  const header = contentDisposition(name, { type: 'attachment' });
+  if (header.includes('filename*=')) return header;
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${header}; filename*=UTF-8''${encoded}`;
+}
+
+export function fileRoutes(route: Route, deps: Deps) {
+  route('post', 'upload', async (ctx) => {
+    const body = await readBody(ctx, { multipartOnly: true, files: { fields: ['file'], max: 1 } });
+    const input = validate(UploadInput, body.fields);
+    const upload = body.files[0];
+    if (!upload) throw validationError('file', 'is required');
+    const checked = await checkFile(upload, 'file');
+    let attachment: Attachment | undefined;
+    const updated = await storeFor(ctx, deps).update(input.ticket_id, (current) => {
+      const ticket = structuredClone(checkOwner(ctx, current, input.email));
+      const at = deps.clock().toISOString();
+      attachment = {
+        id: newId('fil'),
+        ticket_id: ticket.id,
+        reply_id: input.reply_id ?? null,
+        name: checked.name,
+        size: checked.data.length,
+        type: checked.type,
+        created_at: at,
+      };
+      if (input.reply_id !== undefined) {
+        const reply = ticket.replies.find((r) => r.id === input.reply_id);
+        if (!reply) throw validationError('reply_id', 'is not a reply of this ticket');
+        reply.attachments.push(attachment);
+      } else {
+        ticket.attachments.push(attachment);
+      }
+      ticket.updated_at = at;
+      return { ticket, files: [{ id: attachment.id, data: checked.data }] };
+    });
+    if (!updated || !attachment) throw notFound('ticket');
+    const actor = { kind: ctx.state.auth.kind, prefix: ctx.state.auth.prefix };
+    await deps.events.emit({
+      type: 'file.uploaded',
+      mode: ctx.state.auth.mode,
+      actor,
+      ticket: updated,
+      file: attachment,
+    });
+    ctx.status = 201;
+    ctx.body = attachment;
+  });
+
+  route('get', 'file', async (ctx) => {
+    const query = validate(FileQuery, ctx.query);
+    requireEmailForPublic(ctx, query.email);
+    const ticket = await findTicket(ctx, deps, query.ticket_id, query.email);
+    const all = [...ticket.attachments, ...ticket.replies.flatMap((r) => r.attachments)];
+    const meta = all.find((a) => a.id === query.file_id);
+    const data = meta && (await storeFor(ctx, deps).readFile(ticket.id, meta.id));
+    if (!meta || !data) throw notFound('file');
+    // Always a download, never rendered: a text that looks like HTML must not run in our origin.
+    ctx.set('Content-Disposition', attachmentHeader(meta.name));
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Content-Security-Policy', 'sandbox');
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.type = meta.type;
+    ctx.body = data;
+  });
+}

@@ -1,0 +1,93 @@
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { ZodError } from 'zod';
+
+export interface ErrorDetail {
+  param: string;
+  message: string;
+}
+
+/** The one error type handlers throw; errorRenderer turns it into API.md's shape. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extra: { param?: string; details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+  }
+}
+
+export const validationError = (param: string, message: string) =>
+  new ApiError(400, 'validation_failed', `${param}: ${message}`, { param, details: [{ param, message }] });
+
+export const notFound = (what: 'ticket' | 'file' | 'article' | 'agent' | 'resource', message?: string) =>
+  new ApiError(404, `${what}_not_found`, message ?? `No such ${what}.`);
+
+/** Turns zod issues into `details`, naming fields with dots (fields.order_id). */
+export function fromZod(err: ZodError): ApiError {
+  const details = err.issues.map((i) => ({
+    param: i.path.map(String).join('.') || 'body',
+    message: i.message,
+  }));
+  const first = details[0] ?? { param: 'body', message: 'Invalid request.' };
+  return new ApiError(400, 'validation_failed', `${first.param}: ${first.message}`, {
+    param: first.param,
+    details,
+  });
+}
+
+// Errors the file system gives when the data directory cannot take a write: the request is fine,
+// the server is not, and a retry later can succeed.
+const UNWRITABLE = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EIO', 'EMFILE', 'ENFILE']);
+
+function toApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (err instanceof ZodError) return fromZod(err);
+  const e = err as { code?: string; type?: string; status?: number; expose?: boolean } | null;
+  if (e?.code && UNWRITABLE.has(e.code)) {
+    return new ApiError(503, 'unavailable', 'The server cannot store data right now. Try again shortly.', {
+      headers: { 'Retry-After': '30' },
+    });
+  }
+  // raw-body's errors carry a type.
+  if (e?.type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'The body is larger than 1 MB.');
+  if (e?.type === 'encoding.unsupported') return new ApiError(415, 'unsupported_media_type', 'Unsupported charset.');
+  if (e?.type === 'request.aborted' || e?.type === 'request.size.invalid') {
+    return new ApiError(400, 'validation_failed', 'The request body was incomplete.');
+  }
+  return undefined;
+}
+
+/**
+ * The first middleware after the request id: renders every error, and the 404/405 that the router
+ * leaves behind, in the one shape of API.md. Only 5xx are logged, with the request id.
+ */
+export function errorRenderer(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw new ApiError(404, 'not_found', 'No such endpoint.');
+        if (ctx.status === 405 || ctx.status === 501) {
+          throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here.`);
+        }
+      }
+    } catch (err) {
+      let api = toApiError(err);
+      if (!api) {
+        logger.error({ reqId: ctx.state.requestId, err }, 'unexpected error');
+        api = new ApiError(500, 'internal_error', 'Something went wrong on our side.');
+      } else if (api.status >= 500) {
+        logger.error({ reqId: ctx.state.requestId, code: api.code, err }, api.message);
+      }
+      ctx.status = api.status;
+      for (const [k, v] of Object.entries(api.extra.headers ?? {})) ctx.set(k, v);
+      const body: Record<string, unknown> = { code: api.code, message: api.message };
+      if (api.extra.param) body.param = api.extra.param;
+      if (api.extra.details) body.details = api.extra.details;
+      ctx.body = { error: body };
+    }
+  };
+}

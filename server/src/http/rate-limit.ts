@@ -1,0 +1,61 @@
+import type { Middleware } from 'koa';
+import type { RateLimitConfig } from '../config.js';
+import { ApiError } from './errors.js';
+
+interface Window {
+  count: number;
+  resetAt: number;
+}
+
+/**
+ * Fixed windows per client address and key. Counted before the body is read, so a refused request
+ * stores nothing and costs almost nothing.
+ */
+export class RateLimiter {
+  private windows = new Map<string, Window>();
+  private lastSweep = 0;
+
+  constructor(private readonly now: () => number) {}
+
+  /** Counts one hit; returns the seconds to wait when over `limit`, else 0. */
+  hit(bucket: string, limit: number, windowMs: number): number {
+    const now = this.now();
+    this.sweep(now);
+    let w = this.windows.get(bucket);
+    if (!w || w.resetAt <= now) {
+      w = { count: 0, resetAt: now + windowMs };
+      this.windows.set(bucket, w);
+    }
+    if (w.count >= limit) return Math.max(1, Math.ceil((w.resetAt - now) / 1000));
+    w.count++;
+    return 0;
+  }
+
+  private sweep(now: number) {
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+  }
+}
+
+export function rateLimit(limiter: RateLimiter, config: RateLimitConfig, endpoint: string): Middleware {
+  return async (ctx, next) => {
+    if (config.enabled) {
+      const { auth } = ctx.state;
+      const who = `${auth.id}|${ctx.ip}`;
+      let wait =
+        auth.kind === 'public'
+          ? limiter.hit(`pk|${who}`, config.pkPerMinute, 60_000)
+          : limiter.hit(`sk|${who}`, config.skPerMinute, 60_000);
+      if (!wait && auth.kind === 'public' && endpoint === 'create') {
+        wait = limiter.hit(`create|${who}`, config.pkCreatesPer10Minutes, 600_000);
+      }
+      if (wait) {
+        throw new ApiError(429, 'rate_limited', `Too many requests. Try again in ${wait} s.`, {
+          headers: { 'Retry-After': String(wait) },
+        });
+      }
+    }
+    await next();
+  };
+}

@@ -1,0 +1,9 @@
+import type { z } from 'zod';
+import { fromZod } from './errors.js';
+
+/** Parses with zod; a failure becomes 400 validation_failed naming every bad field. */
+export function validate<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw fromZod(result.error);
+  return result.data;
+}

@@ -1,0 +1,84 @@
+import { open, rename, unlink, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { randomToken } from './ids.js';
+
+export const TEMP_SUFFIX = '.tmp';
+
+/**
+ * Writes `data` to `path` so that a crash leaves either the old file or the new one, never half:
+ * temp file, fsync, rename over the target, fsync of the directory (so the rename itself is on disk).
+ */
+export async function writeFileDurable(path: string, data: string | Uint8Array): Promise<void> {
+  const temp = `${path}.${randomToken(8)}${TEMP_SUFFIX}`;
+  const handle = await open(temp, 'w', 0o600);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => {});
+    await unlink(temp).catch(() => {});
+    throw err;
+  }
+  await handle.close();
+  try {
+    await rename(temp, path);
+  } catch (err) {
+    await unlink(temp).catch(() => {});
+    throw err;
+  }
+  await syncDir(dirname(path));
+}
+
+/** Removes a file and makes the removal durable. Missing files are fine. */
+export async function unlinkDurable(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  await syncDir(dirname(path));
+}
+
+// Group commit: callers whose rename is done while an fsync of the same directory is already queued
+// (not yet started) share it. Every caller still waits for an fsync that began after its rename.
+const queued = new Map<string, Promise<void>>();
+const running = new Map<string, Promise<void>>();
+
+export function syncDir(dir: string): Promise<void> {
+  const waiting = queued.get(dir);
+  if (waiting) return waiting;
+  const before = running.get(dir) ?? Promise.resolve();
+  const sync = before
+    .catch(() => {})
+    .then(() => {
+      queued.delete(dir);
+      const started = fsyncDir(dir);
+      running.set(dir, started);
+      started.finally(() => running.get(dir) === started && running.delete(dir)).catch(() => {});
+      return started;
+    });
+  queued.set(dir, sync);
+  return sync;
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Removes temp files that a crash left behind in `dir` (never the real files). */
+export async function removeStaleTemps(dir: string): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(dir)) {
+    if (name.endsWith(TEMP_SUFFIX)) {
+      await unlink(join(dir, name)).catch(() => {});
+      removed++;
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,178 @@
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Ticket } from '../api-types.js';
+import { removeStaleTemps, unlinkDurable, writeFileDurable, syncDir } from './durable-write.js';
+import { isId } from './ids.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import { StartupError } from './startup-error.js';
+import { TicketIndex } from './ticket-index.js';
+import type { FileBlob, KeyMode, TicketChange, TicketStore } from './ticket-store.js';
+
+const LOAD_CONCURRENCY = 64;
+
+function looksLikeTicket(value: unknown, id: string): value is Ticket {
+  const t = value as Ticket;
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    t.id === id &&
+    typeof t.created_at === 'string' &&
+    typeof t.status === 'string' &&
+    Array.isArray(t.replies) &&
+    Array.isArray(t.attachments)
+  );
+}
+
+/**
+ * data/<mode>/tickets/tkt_X.json, one durable file per ticket, and data/<mode>/files/tkt_X/fil_Y for
+ * attachment bytes (generated names only, never the customer's).
+ */
+export class FileTicketStore implements TicketStore {
+  private index = new TicketIndex();
+  private mutex = new KeyedMutex();
+  private readonly ticketsDir: string;
+  private readonly filesDir: string;
+
+  private constructor(
+    readonly mode: KeyMode,
+    root: string,
+  ) {
+    this.ticketsDir = join(root, 'tickets');
+    this.filesDir = join(root, 'files');
+  }
+
+  static async open(dataDir: string, mode: KeyMode): Promise<FileTicketStore> {
+    const store = new FileTicketStore(mode, join(dataDir, mode));
+    await mkdir(store.ticketsDir, { recursive: true });
+    await mkdir(store.filesDir, { recursive: true });
+    await removeStaleTemps(store.ticketsDir);
+    await store.load();
+    return store;
+  }
+
+  private async load() {
+    const names = (await readdir(this.ticketsDir)).filter((n) => n.endsWith('.json'));
+    const tickets: Ticket[] = new Array(names.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < names.length) {
+        const i = next++;
+        const name = names[i]!;
+        const path = join(this.ticketsDir, name);
+        const text = await readFile(path, 'utf8');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        if (!looksLikeTicket(parsed, name.slice(0, -'.json'.length))) {
+          throw new StartupError(
+            `The ticket file ${path} is damaged (not a ticket in valid JSON).`,
+            'Restore it from a backup, or move it out of the tickets directory to start without it. The server has not changed it.',
+          );
+        }
+        tickets[i] = parsed;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, names.length) }, worker));
+    this.index.load(tickets);
+  }
+
+  get size() {
+    return this.index.size;
+  }
+
+  has(id: string) {
+    return this.index.has(id);
+  }
+
+  private ticketPath(id: string) {
+    return join(this.ticketsDir, `${id}.json`);
+  }
+
+  async get(id: string): Promise<Ticket | undefined> {
+    if (!isId('tkt', id) || !this.index.has(id)) return undefined;
+    try {
+      return JSON.parse(await readFile(this.ticketPath(id), 'utf8')) as Ticket;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // deleted meanwhile
+      throw err;
+    }
+  }
+
+  async create(change: TicketChange): Promise<Ticket> {
+    const { ticket } = change;
+    return this.mutex.run(ticket.id, async () => {
+      await this.writeChange(change);
+      this.index.put(ticket);
+      return ticket;
+    });
+  }
+
+  update(id: string, change: (current: Ticket) => TicketChange | Promise<TicketChange>) {
+    return this.mutex.run(id, async () => {
+      const current = await this.get(id);
+      if (!current) return undefined;
+      const next = await change(current);
+      await this.writeChange(next);
+      this.index.put(next.ticket);
+      return next.ticket;
+    });
+  }
+
+  /** Files first, then the ticket that names them: a crash in between leaves only unreferenced bytes. */
+  private async writeChange({ ticket, files = [] }: TicketChange) {
+    const written: string[] = [];
+    try {
+      if (files.length) {
+        const dir = join(this.filesDir, ticket.id);
+        await mkdir(dir, { recursive: true });
+        await syncDir(this.filesDir);
+        for (const f of files) {
+          const path = join(dir, f.id);
+          await writeFileDurable(path, f.data);
+          written.push(path);
+        }
+      }
+      await writeFileDurable(this.ticketPath(ticket.id), JSON.stringify(ticket));
+    } catch (err) {
+      await Promise.all(written.map((p) => unlinkDurable(p).catch(() => {})));
+      throw err;
+    }
+  }
+
+  remove(id: string) {
+    return this.mutex.run(id, async () => {
+      if (!this.index.has(id)) return false;
+      await unlinkDurable(this.ticketPath(id));
+      this.index.remove(id);
+      await rm(join(this.filesDir, id), { recursive: true, force: true });
+      return true;
+    });
+  }
+
+  list(filter: Parameters<TicketIndex['list']>[0], limit: number, offset: number) {
+    return this.index.list(filter, limit, offset);
+  }
+
+  all() {
+    return this.index.all();
+  }
+
+  async readFile(ticketId: string, fileId: string): Promise<Buffer | undefined> {
+    if (!isId('tkt', ticketId) || !isId('fil', fileId)) return undefined;
+    try {
+      return await readFile(join(this.filesDir, ticketId, fileId));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  idle() {
+    return this.mutex.idle();
+  }
+}
+
+export type { FileBlob };

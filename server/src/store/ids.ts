@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `length` characters of [A-Za-z0-9] from the CSPRNG, without modulo bias. */
+export function randomToken(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      // 248 = 4 * 62: bytes above it would favour the first letters.
+      if (byte < 248) out += ALPHABET[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export type IdPrefix = 'tkt' | 'rpl' | 'fil' | 'agt' | 'art' | 'aud' | 'evt' | 'key';
+
+/** 20 characters = 119 bits: ids act as capabilities, so they must not be guessable. */
+export const newId = (prefix: IdPrefix) => `${prefix}_${randomToken(20)}`;
+
+export const isId = (prefix: IdPrefix, value: unknown): value is string =>
+  typeof value === 'string' && new RegExp(`^${prefix}_[A-Za-z0-9]{16,64}$`).test(value);

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { ApiError } from '../http/errors.js';
+
+export interface StoredAnswer {
+  status: number;
+  body: unknown;
+}
+
+interface Entry {
+  bodyHash: string;
+  expiresAt: number;
+  answer: Promise<StoredAnswer>;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const MAX_ENTRIES = 50_000;
+const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+
+/**
+ * `Idempotency-Key` for /create and /reply (API.md, "Retries"): the same key, key-holder and body
+ * within 24 h answer the first answer again; a concurrent retry waits for the first attempt. Failed
+ * attempts are forgotten, so a retry after an error tries again. Kept in memory: a retry after a
+ * server restart is answered as a new request.
+ */
+export class IdempotencyCache {
+  private entries = new Map<string, Entry>();
+
+  constructor(private readonly now: () => number) {}
+
+  async run(
+    scope: string,
+    key: string | undefined,
+    body: unknown,
+    work: () => Promise<StoredAnswer>,
+  ): Promise<StoredAnswer> {
+    if (key === undefined || key === '') return work();
+    if (!VALID_KEY.test(key)) {
+      throw new ApiError(400, 'validation_failed', 'Idempotency-Key must be 1-255 printable characters.', {
+        param: 'Idempotency-Key',
+        details: [{ param: 'Idempotency-Key', message: 'must be 1-255 printable characters' }],
+      });
+    }
+    const now = this.now();
+    const id = `${scope}\u0000${key}`;
+    const bodyHash = createHash('sha256').update(stableJson(body)).digest('hex');
+    const existing = this.entries.get(id);
+    if (existing && existing.expiresAt > now) {
+      if (existing.bodyHash !== bodyHash) {
+        throw new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+      }
+      return existing.answer;
+    }
+    const answer = work();
+    this.entries.set(id, { bodyHash, expiresAt: now + DAY_MS, answer });
+    this.trim(now);
+    answer.catch(() => this.entries.delete(id));
+    return answer;
+  }
+
+  private trim(now: number) {
+    if (this.entries.size <= MAX_ENTRIES) return;
+    for (const [k, e] of this.entries) {
+      if (e.expiresAt <= now || this.entries.size > MAX_ENTRIES) this.entries.delete(k);
+      else break;
+    }
+  }
+}
+
+/** JSON with sorted keys, so {a,b} and {b,a} hash alike. Buffers hash by content. */
+function stableJson(value: unknown): string {
+  if (Buffer.isBuffer(value)) return JSON.stringify(createHash('sha256').update(value).digest('hex'));
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

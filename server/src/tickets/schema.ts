@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { PRIORITIES } from '../api-types.js';
+import { parseJson } from '../http/body.js';
+import { email, formBool, formInt, id, longText, optional, singleLine } from '../http/coerce.js';
+
+const MESSAGE_MAX = 50_000;
+
+/** `fields` arrives as an object (JSON, bracket keys) or as a JSON string in a form. */
+const fieldsInput = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return parseJson(v);
+    } catch {
+      return v;
+    }
+  },
+  z.record(z.string(), z.unknown(), 'must be an object of field values'),
+);
+
+export const CreateInput = z.object({
+  name: singleLine(200),
+  email,
+  subject: singleLine(300),
+  message: longText(MESSAGE_MAX),
+  category: optional(z.string().trim().max(32)),
+  fields: optional(fieldsInput),
+  page_url: optional(
+    z
+      .string()
+      .trim()
+      .max(2048)
+      .pipe(z.url({ protocol: /^https?$/, error: 'must be an http or https URL' })),
+  ),
+});
+
+export const ListQuery = z.object({
+  status: optional(z.string().max(32)),
+  category: optional(z.string().max(32)),
+  priority: optional(z.enum(PRIORITIES)),
+  agent_id: optional(z.string().max(100)),
+  email: optional(z.string().max(254)),
+  tag: optional(z.string().max(100)),
+  q: optional(z.string().max(200)),
+  // Above 200 is clamped (a generous client is not wrong); below 1 or not whole is a mistake.
+  limit: optional(formInt.pipe(z.number().min(1, 'must be at least 1'))).transform((n) => Math.min(n ?? 50, 200)),
+  offset: optional(formInt.pipe(z.number().min(0, 'must not be negative'))).transform((n) => n ?? 0),
+});
+
+export const TicketQuery = z.object({ id, email: optional(z.string().max(254)) });
+
+export const ReplyInput = z.object({
+  ticket_id: id,
+  message: optional(longText(MESSAGE_MAX)),
+  from_customer: optional(formBool),
+  author: optional(singleLine(200)),
+  macro: optional(z.string().max(32)),
+  email: optional(z.string().max(254)),
+});
+
+export const StatusInput = z.object({ ticket_id: id, status: z.string().trim().min(1, 'is required').max(32) });
+export const PriorityInput = z.object({
+  ticket_id: id,
+  priority: z.enum(PRIORITIES, 'must be one of low, normal, high, urgent'),
+});
+export const AssignInput = z.object({
+  ticket_id: id,
+  agent_id: z.preprocess((v) => (v === '' || v === undefined ? null : v), z.string().max(100).nullable()),
+});
+export const DeleteInput = z.object({ ticket_id: id });
+export const CloseRequestInput = z.object({
+  ticket_id: id,
+  by: optional(z.enum(['agent', 'customer'])),
+  email: optional(z.string().max(254)),
+});
+export const CloseResolveInput = z.object({ ticket_id: id, accept: formBool });
+export const RateInput = z.object({
+  ticket_id: id,
+  score: formInt.pipe(z.number().min(1, 'must be 1 to 5').max(5, 'must be 1 to 5')),
+  comment: optional(z.string().max(2000, 'must be at most 2,000 characters')),
+  email: optional(z.string().max(254)),
+});

@@ -1,0 +1,19 @@
+export interface LoaderOptions {
+  key: string;
+  api: string;
+}
+
+/**
+ * Reads the script tag's data-* attributes. A secret key is refused: it would give anyone who views
+ * the page's source full access to the support desk.
+ */
+export function readOptions(script: { dataset: DOMStringMap; src: string }): LoaderOptions | { error: string } {
+  const key = script.dataset.key ?? '';
+  if (key.startsWith('sk_')) {
+    return { error: 'data-key holds a secret key. Use your public key (pk_…) here and revoke this secret key now.' };
+  }
+  if (!/^pk_(live|test)_[A-Za-z0-9]{24,}$/.test(key))
+    return { error: 'data-key must be your public key (pk_live_… or pk_test_…).' };
+  const api = script.dataset.api ?? `${new URL(script.src).origin}/v1`;
+  return { key, api: api.replace(/\/+$/, '') };
+}
