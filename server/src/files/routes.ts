@@ -18,9 +18,16 @@ const UploadInput = z.object({
 });
 const FileQuery = z.object({ ticket_id: id, file_id: id, email: optional(z.string().max(254)) });
 
-/** RFC 6266 with an RFC 5987 `filename*` always present, so every browser gets the exact name. */
+/**
+ * RFC 6266: a plain-ASCII `filename` for old clients and an RFC 5987 `filename*` with the exact
+ * name, always both.
+ */
 function attachmentHeader(name: string): string {
-  const header = contentDisposition(name, { type: 'attachment' });
+  const ascii = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  const header = contentDisposition(name, { type: 'attachment', fallback: ascii });
   if (header.includes('filename*=')) return header;
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `${header}; filename*=UTF-8''${encoded}`;

@@ -27,8 +27,11 @@ export function readMultipart(ctx: Context, opts: { fileFields: string[]; maxFil
     try {
       parser = busboy({
         headers: ctx.req.headers,
+        // File names arrive as UTF-8 from browsers and curl; busboy's default is latin1.
+        defParamCharset: 'utf8',
         limits: {
-          fileSize: MAX_FILE_BYTES,
+          // busboy fires 'limit' on *reaching* fileSize, so one byte more: 'limit' then means "over 5 MB".
+          fileSize: MAX_FILE_BYTES + 1,
           files: opts.maxFiles,
           fields: 200,
           fieldSize: MAX_FIELDS_BYTES,
@@ -82,7 +85,8 @@ export function readMultipart(ctx: Context, opts: { fileFields: string[]; maxFil
         ),
       );
       stream.on('end', () => {
-        if (!failed) files.push({ field: name, filename: info.filename ?? '', data: Buffer.concat(chunks) });
+        if (!failed)
+          files.push({ field: name, filename: decodeFormName(info.filename ?? ''), data: Buffer.concat(chunks) });
       });
     });
     parser.on('filesLimit', () =>
@@ -104,6 +108,12 @@ export function readMultipart(ctx: Context, opts: { fileFields: string[]; maxFil
     ctx.req.pipe(parser);
   });
 }
+
+/**
+ * Browsers (and fetch) escape `"`, CR and LF in multipart file names as %22, %0D and %0A (WHATWG
+ * HTML, "multipart/form-data encoding algorithm"); this reverses it so the name is what the user chose.
+ */
+const decodeFormName = (name: string) => name.replace(/%22/g, '"').replace(/%0D/gi, '\r').replace(/%0A/gi, '\n');
 
 /**
  * Stops reading a body we refused. The answer goes out with `Connection: close`; what the client still

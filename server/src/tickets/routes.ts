@@ -134,13 +134,14 @@ export function ticketRoutes(route: Route, deps: Deps) {
     requireEmailForPublic(ctx, query.email);
     const ticket = await findTicket(ctx, deps, query.id, query.email);
     const body = JSON.stringify(viewFor(ctx.state.auth, ticket));
+    const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
     ctx.set('Cache-Control', 'private, no-cache');
-    ctx.etag = createHash('sha1').update(body).digest('base64url');
-    ctx.type = 'application/json; charset=utf-8';
-    if (ctx.fresh) {
+    ctx.set('ETag', etag);
+    if (matchesEtag(ctx.get('If-None-Match'), etag)) {
       ctx.status = 304;
       return;
     }
+    ctx.type = 'application/json; charset=utf-8';
     ctx.body = body;
   });
 
@@ -281,4 +282,13 @@ export function setStatus(t: Ticket, status: string, statuses: Status[], at: str
     close_request: closing ? null : t.close_request,
     updated_at: at,
   };
+}
+
+/** RFC 9110 If-None-Match: a list of tags (weak or strong) or "*". */
+function matchesEtag(header: string, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === etag;
+  });
 }

@@ -1,0 +1,220 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../config.js';
+import { boot } from '../boot.js';
+import { runMain, startChild } from '../test-support/child-server.js';
+import { createTicket, makeKeys, startServer, ticketInput } from '../test-support/server.js';
+import { StartupError } from './startup-error.js';
+
+const dirs: string[] = [];
+async function tempDir() {
+  const d = await mkdtemp(join(tmpdir(), 'ticketing-store-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+describe('restart', () => {
+  it('finds everything again and the index agrees with the files', async () => {
+    const dataDir = await tempDir();
+    const keys = makeKeys();
+    const first = await startServer({ dataDir, keys });
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++)
+      ids.push((await createTicket(first, { subject: `restart ${i}`, email: `c${i % 3}@example.com` })).id);
+    await first.call('POST', '/reply', { json: { ticket_id: ids[3], message: 'a reply' } });
+    await first.call('POST', '/status', { json: { ticket_id: ids[4], status: 'closed' } });
+    await first.call('DELETE', '/delete', { json: { ticket_id: ids[5] } });
+    const testTicket = await createTicket(first, {}, keys.pkTest);
+    const listBefore = await first.call('GET', '/list?limit=200');
+    await first.close();
+
+    const second = await startServer({ dataDir, keys });
+    try {
+      const listAfter = await second.call('GET', '/list?limit=200');
+      expect(listAfter.body).toEqual(listBefore.body);
+      expect(listAfter.body.total).toBe(24);
+      expect((await second.call('GET', '/list?status=closed')).body.data.map((t: { id: string }) => t.id)).toEqual([
+        ids[4],
+      ]);
+      expect((await second.call('GET', '/list?email=c0@example.com')).body.total).toBe(9); // i = 0, 3, …, 24
+      const t3 = await second.call('GET', `/ticket?id=${ids[3]}`);
+      expect(t3.body.replies[0].message).toBe('a reply');
+      expect((await second.call('GET', `/ticket?id=${ids[5]}`)).status).toBe(404);
+      expect((await second.call('GET', `/ticket?id=${testTicket.id}`, { key: keys.skTest })).status).toBe(200);
+      // Every ticket file parses and matches what the API says.
+      const files = await readdir(join(dataDir, 'live', 'tickets'));
+      expect(files.sort()).toEqual(listAfter.body.data.map((t: { id: string }) => `${t.id}.json`).sort());
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('writes to one ticket', () => {
+  it('are serialised: 40 concurrent replies all land', async () => {
+    const s = await startServer();
+    try {
+      const t = await createTicket(s);
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          s.call('POST', '/reply', { key: i % 2 ? s.keys.pk : s.keys.sk, json: { ticket_id: t.id, message: `r${i}` } }),
+        ),
+      );
+      expect(results.every((r) => r.status === 201)).toBe(true);
+      const final = await s.call('GET', `/ticket?id=${t.id}`);
+      expect(final.body.replies.map((r: { message: string }) => r.message).sort()).toEqual(
+        Array.from({ length: 40 }, (_, i) => `r${i}`).sort(),
+      );
+      const onDisk = JSON.parse(await readFile(join(s.dataDir, 'live', 'tickets', `${t.id}.json`), 'utf8'));
+      expect(onDisk.replies).toHaveLength(40);
+      expect((await s.call('GET', `/list?q=${encodeURIComponent(t.subject)}`)).body.data[0].reply_count).toBe(40);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('start-up checks', () => {
+  it('stops on a corrupt ticket file, names it, and leaves it untouched', async () => {
+    const dataDir = await tempDir();
+    const first = await startServer({ dataDir });
+    const t = await createTicket(first);
+    await first.close();
+    const path = join(dataDir, 'live', 'tickets', `${t.id}.json`);
+    const torn = (await readFile(path, 'utf8')).slice(0, 40);
+    await writeFile(path, torn);
+    const err = await startServer({ dataDir }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StartupError);
+    expect((err as StartupError).message).toContain(path);
+    expect((err as StartupError).hint).toMatch(/backup|move it/);
+    expect(await readFile(path, 'utf8')).toBe(torn);
+    expect(existsSync(join(dataDir, 'LOCK'))).toBe(false); // a failed start releases the lock
+  });
+
+  it('stops on a corrupt config.json and leaves it untouched', async () => {
+    const dataDir = await tempDir();
+    await writeFile(join(dataDir, 'config.json'), '{"keys": [oops');
+    const child = runMain({ TICKETING_DATA_DIR: dataDir });
+    expect(await child.exited).toBe(1);
+    expect(child.output()).toContain(join(dataDir, 'config.json'));
+    expect(child.output()).not.toMatch(/\n\s+at /); // a message, not a stack trace
+    expect(await readFile(join(dataDir, 'config.json'), 'utf8')).toBe('{"keys": [oops');
+  });
+
+  it('removes temp files a crash left behind, and only those', async () => {
+    const dataDir = await tempDir();
+    const first = await startServer({ dataDir });
+    const t = await createTicket(first);
+    await first.close();
+    const tickets = join(dataDir, 'live', 'tickets');
+    await writeFile(join(tickets, `${t.id}.json.abc12345.tmp`), '{"half": ');
+    const second = await startServer({ dataDir });
+    await second.close();
+    expect(await readdir(tickets)).toEqual([`${t.id}.json`]);
+  });
+
+  it('refuses bad settings with a clear message', () => {
+    expect(() => loadConfig({ TICKETING_PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ TICKETING_RATE_LIMIT: 'maybe' })).toThrow(/TICKETING_RATE_LIMIT/);
+    expect(() => loadConfig({ TICKETING_PUBLIC_URL: 'ftp://x' })).toThrow(/TICKETING_PUBLIC_URL/);
+    const c = loadConfig({ TICKETING_PORT: '0', TICKETING_RATE_LIMIT: 'off', TICKETING_KEYS: ' a , b ' });
+    expect(c).toMatchObject({
+      port: 0,
+      rateLimit: { enabled: false, pkPerMinute: 60, pkCreatesPer10Minutes: 10, skPerMinute: 600 },
+      envKeys: ['a', 'b'],
+    });
+  });
+
+  it('refuses a malformed key in TICKETING_KEYS', async () => {
+    const dataDir = await tempDir();
+    await expect(
+      boot(loadConfig({ TICKETING_DATA_DIR: dataDir, TICKETING_PORT: '0', TICKETING_KEYS: 'sk_live_short' }), {
+        print: () => {},
+      }),
+    ).rejects.toThrow(/malformed key/);
+  });
+});
+
+describe('first start', () => {
+  it('creates a pk_live and an sk_live key, prints them once, and stores only the hash of the secret', async () => {
+    const dataDir = await tempDir();
+    const child = await startChild({ TICKETING_DATA_DIR: dataDir });
+    const pk = /pk_live_[A-Za-z0-9]{24,}/.exec(child.output())![0];
+    const sk = /sk_live_[A-Za-z0-9]{24,}/.exec(child.output())![0];
+    const me = await fetch(`${child.url}/v1/me`, { headers: { Authorization: `Bearer ${sk}` } });
+    expect(((await me.json()) as { key: { admin: boolean } }).key.admin).toBe(true);
+    child.proc.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    const config = await readFile(join(dataDir, 'config.json'), 'utf8');
+    expect(config).toContain(pk);
+    expect(config).not.toContain(sk);
+    expect(config).toContain(sha(sk));
+    expect(config).toContain(sk.slice(0, 12));
+
+    const again = await startChild({ TICKETING_DATA_DIR: dataDir });
+    expect(again.output()).not.toMatch(/pk_live_|sk_live_/);
+    again.proc.kill('SIGTERM');
+    await again.exited;
+  });
+});
+
+describe('the data-directory lock', () => {
+  it('refuses a second server, and recovers after the first is killed', async () => {
+    const dataDir = await tempDir();
+    const keys = makeKeys();
+    const env = { TICKETING_DATA_DIR: dataDir, TICKETING_KEYS: Object.values(keys).join(',') };
+    const first = await startChild(env);
+    const created = await fetch(`${first.url}/v1/create`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${keys.pk}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(ticketInput({ subject: 'before the kill' })),
+    });
+    expect(created.status).toBe(201);
+
+    const second = runMain(env);
+    expect(await second.exited).not.toBe(0);
+    expect(second.output()).toMatch(/Another Ticketing server \(pid \d+/);
+    expect(second.output()).not.toContain('listening on');
+
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    expect(existsSync(join(dataDir, 'LOCK'))).toBe(true); // left behind by the killed process
+
+    const third = await startChild(env);
+    try {
+      const list = await fetch(`${third.url}/v1/list`, { headers: { Authorization: `Bearer ${keys.sk}` } });
+      const body = (await list.json()) as { data: { subject: string }[] };
+      expect(body.data.map((t) => t.subject)).toEqual(['before the kill']);
+    } finally {
+      third.proc.kill('SIGTERM');
+      await third.exited;
+    }
+  });
+});
+
+describe('durable writes', () => {
+  it('leave no temp files behind and keep the old file when a write fails', async () => {
+    const { writeFileDurable } = await import('./durable-write.js');
+    const dir = await tempDir();
+    const path = join(dir, 'a.json');
+    await writeFileDurable(path, '{"v":1}');
+    await writeFileDurable(path, '{"v":2}');
+    expect(await readFile(path, 'utf8')).toBe('{"v":2}');
+    expect(await readdir(dir)).toEqual(['a.json']);
+    await mkdir(join(dir, 'b.json')); // renaming a file over a directory fails
+    await expect(writeFileDurable(join(dir, 'b.json'), 'x')).rejects.toThrow();
+    expect((await readdir(dir)).sort()).toEqual(['a.json', 'b.json']);
+  });
+});

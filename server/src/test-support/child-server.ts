@@ -1,0 +1,54 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ChildServer {
+  proc: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs the real entry point (src/main.ts through tsx) as its own process, as a user would. */
+export function runMain(env: Record<string, string>): {
+  proc: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+} {
+  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    cwd: SERVER_DIR,
+    env: { PATH: process.env.PATH, TICKETING_PORT: '0', TICKETING_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (c) => (out += c));
+  proc.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((ok) => proc.on('exit', (code) => ok(code)));
+  return { proc, output: () => out, exited };
+}
+
+/** Starts the server and waits for its "listening on" line. */
+export async function startChild(env: Record<string, string>, timeoutMs = 20_000): Promise<ChildServer> {
+  const child = runMain(env);
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(
+      () => fail(new Error(`no "listening on" within ${timeoutMs} ms:\n${child.output()}`)),
+      timeoutMs,
+    );
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(child.output());
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]!);
+      }
+    };
+    child.proc.stdout!.on('data', check);
+    void child.exited.then((code) => {
+      clearTimeout(timer);
+      fail(new Error(`server exited with ${code} before listening:\n${child.output()}`));
+    });
+  });
+  return { ...child, url };
+}
