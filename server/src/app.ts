@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import { adminRoutes } from './admin/routes.js';
 import type { Deps } from './deps.js';
 import { fileRoutes } from './files/routes.js';
 import { accessLog } from './http/access-log.js';
@@ -8,7 +9,9 @@ import { errorRenderer } from './http/errors.js';
 import { legacyPhp } from './http/legacy-php.js';
 import { requestId } from './http/request-id.js';
 import { routeFactory } from './http/route.js';
+import { kbRoutes } from './kb/routes.js';
 import { portalRoutes } from './portal/routes.js';
+import { settingsRoutes } from './settings/routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 
 /**
@@ -25,6 +28,9 @@ export function createApp(deps: Deps): Koa {
   ticketRoutes(route, deps);
   fileRoutes(route, deps);
   portalRoutes(route, deps);
+  kbRoutes(route, deps);
+  settingsRoutes(route, deps);
+  adminRoutes(route, deps);
 
   app.use(requestId);
   app.use(accessLog(deps.logger));

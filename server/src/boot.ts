@@ -1,13 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { TicketEvents } from './events.js';
+import { auditTicketEvents, type AuditEntry } from './audit/audit.js';
 import { checkEnvKeys, createKey, KeyRing } from './keys/keys.js';
+import { AppendLog } from './store/append-log.js';
+import type { WebhookLogEntry } from './webhooks/log.js';
 import { openConfigStore } from './store/config-store.js';
 import { FileTicketStore } from './store/file-ticket-store.js';
 import { acquireLock } from './store/lock.js';
@@ -56,6 +59,11 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       FileTicketStore.open(dataDir, 'test'),
     ]);
 
+    const [audit, webhookLog] = await Promise.all([
+      AppendLog.open<AuditEntry>(join(dataDir, 'audit.jsonl')),
+      AppendLog.open<WebhookLogEntry>(join(dataDir, 'webhook_log.jsonl')),
+    ]);
+
     let keyRing = new KeyRing(configStore.get().keys, config.envKeys);
     configStore.onChange((data) => (keyRing = new KeyRing(data.keys, config.envKeys)));
 
@@ -68,8 +76,11 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       clock,
       events: new TicketEvents(),
       idempotency: new IdempotencyCache(() => clock().getTime()),
+      audit,
+      webhookLog,
       version: VERSION,
     };
+    deps.events.on(auditTicketEvents(audit, clock));
     const app = createApp(deps);
     const server = createServer(app.callback());
     Object.assign(server, SERVER_TIMEOUTS);
@@ -95,6 +106,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
             server.closeIdleConnections();
           });
           await Promise.all([live.idle(), test.idle()]);
+          await Promise.all([audit.close(), webhookLog.close()]);
           lock.release();
         })();
         return closing;

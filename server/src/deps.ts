@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
+import type { AuditLog } from './audit/audit.js';
 import type { Config } from './config.js';
 import type { TicketEvents } from './events.js';
 import type { KeyRing } from './keys/keys.js';
 import type { ConfigStore } from './store/config-store.js';
 import type { KeyMode, TicketStore } from './store/ticket-store.js';
 import type { IdempotencyCache } from './tickets/idempotency.js';
+import type { WebhookLog } from './webhooks/log.js';
 
 /** Everything the app needs from outside, passed to createApp so tests can build it with real parts. */
 export interface Deps {
@@ -16,5 +18,7 @@ export interface Deps {
   clock: () => Date;
   events: TicketEvents;
   idempotency: IdempotencyCache;
+  audit: AuditLog;
+  webhookLog: WebhookLog;
   version: string;
 }

@@ -2,6 +2,10 @@ import type { Me, Meta } from '../api-types.js';
 import { PRIORITIES } from '../api-types.js';
 import type { Deps } from '../deps.js';
 import type { Route } from '../http/route.js';
+import { openState } from './business-hours.js';
+
+/** The modules a customer can see (webhooks are server-side only). */
+const CUSTOMER_MODULES = ['kb', 'uploads', 'rating', 'close_request'] as const;
 
 export function portalRoutes(route: Route, deps: Deps) {
   route('get', 'meta', async (ctx) => {
@@ -23,5 +27,30 @@ export function portalRoutes(route: Route, deps: Deps) {
       version: deps.version,
     };
     ctx.body = body;
+  });
+
+  /** What the widget needs to draw itself. Never a secret. */
+  route('get', 'widget-config', async (ctx) => {
+    const { auth } = ctx.state;
+    const data = deps.configStore.get();
+    const publicKey =
+      auth.kind === 'public'
+        ? ctx
+            .get('Authorization')
+            .replace(/^Bearer +/i, '')
+            .trim()
+        : (data.keys.find((k) => k.kind === 'public' && k.mode === auth.mode && !k.revoked_at)?.key ?? null);
+    ctx.body = {
+      design: data.design,
+      form: data.form,
+      modules: Object.fromEntries(
+        CUSTOMER_MODULES.map((name) => [name, data.modules.some((m) => m.name === name && m.enabled)]),
+      ),
+      categories: data.categories,
+      turnstile: { enabled: data.turnstile.enabled, site_key: data.turnstile.site_key },
+      business_hours: { ...openState(data.business_hours, deps.clock()), timezone: data.business_hours.timezone },
+      public_key: publicKey,
+      api_version: 'v1',
+    };
   });
 }

@@ -1,0 +1,58 @@
+import type { ErrorDetail } from '../http/errors.js';
+import type { ConfigData } from './schema.js';
+
+type Action = { type: string; value: string };
+
+function checkActions(actions: Action[], data: ConfigData, at: string, out: ErrorDetail[]) {
+  actions.forEach((a, i) => {
+    const param = `${at}.actions.${i}.value`;
+    if (a.type === 'set_status' && !data.statuses.some((s) => s.id === a.value))
+      out.push({ param, message: `"${a.value}" is not a configured status` });
+    if (a.type === 'set_priority' && !['low', 'normal', 'high', 'urgent'].includes(a.value))
+      out.push({ param, message: 'must be low, normal, high or urgent' });
+    if (a.type === 'assign' && !data.agents.some((g) => g.id === a.value))
+      out.push({ param, message: `"${a.value}" is not a known agent` });
+    if (a.type === 'notify' && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a.value))
+      out.push({ param, message: 'must be an email address' });
+    if (a.type === 'webhook' && !/^https?:\/\/\S+$/.test(a.value))
+      out.push({ param, message: 'must be an http or https URL' });
+    if (a.type === 'add_tag' && !(a.value.trim().length > 0 && a.value.length <= 50))
+      out.push({ param, message: 'must be a tag name of 1-50 characters' });
+  });
+}
+
+/**
+ * Checks that what a resource refers to exists in the configuration it is about to join: a macro's
+ * status, an autoclose status, a rule's target status or agent. Run on the whole next configuration.
+ */
+export function checkReferences(resource: string, data: ConfigData): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const statusIds = new Set(data.statuses.map((s) => s.id));
+  if (resource === 'macros') {
+    data.macros.forEach((m, i) => {
+      if (m.status && !statusIds.has(m.status))
+        out.push({ param: `macros.${i}.status`, message: `"${m.status}" is not a configured status` });
+    });
+  }
+  if (resource === 'autoclose') {
+    data.autoclose.statuses.forEach((s, i) => {
+      if (!statusIds.has(s)) out.push({ param: `statuses.${i}`, message: `"${s}" is not a configured status` });
+    });
+  }
+  if (resource === 'rules') data.rules.forEach((r, i) => checkActions(r.actions, data, `rules.${i}`, out));
+  if (resource === 'escalation')
+    data.escalation.forEach((e, i) => checkActions(e.actions, data, `escalation.${i}`, out));
+  return out;
+}
+
+/** Where the configuration itself still uses a status (so dropping it would leave a dangling id). */
+export function statusUsesInConfig(data: ConfigData, id: string): string[] {
+  const uses: string[] = [];
+  if (data.macros.some((m) => m.status === id)) uses.push('macros');
+  if (data.autoclose.statuses.includes(id)) uses.push('autoclose');
+  const inActions = (list: { actions: Action[] }[]) =>
+    list.some((x) => x.actions.some((a) => a.type === 'set_status' && a.value === id));
+  if (inActions(data.rules)) uses.push('rules');
+  if (inActions(data.escalation)) uses.push('escalation');
+  return uses;
+}

@@ -1,0 +1,56 @@
+import type { ConfigData, StoredAgent } from './schema.js';
+
+// Secrets go in and never come out: every read of the configuration passes through these.
+
+export function agentView(a: StoredAgent) {
+  return {
+    id: a.id,
+    name: a.name,
+    email: a.email,
+    role: a.role,
+    active: a.active,
+    two_factor_enabled: a.two_factor_secret !== null,
+    passkey_count: a.passkeys.length,
+    created_at: a.created_at,
+  };
+}
+
+export function smtpView(smtp: ConfigData['mail']['smtp']) {
+  const { pass, ...rest } = smtp;
+  return { ...rest, pass_set: Boolean(pass) };
+}
+
+export function mailView(mail: ConfigData['mail']) {
+  return { ...mail, smtp: smtpView(mail.smtp) };
+}
+
+export function turnstileView(t: ConfigData['turnstile']) {
+  const { secret, ...rest } = t;
+  return { ...rest, secret_set: Boolean(secret) };
+}
+
+export function modulesView(modules: ConfigData['modules']) {
+  return modules.map((m) => {
+    if (m.name !== 'webhooks' || !m.settings) return m;
+    const { secret, ...settings } = m.settings;
+    return { ...m, settings: { ...settings, secret_set: Boolean(secret) } };
+  });
+}
+
+/** The public form of one resource, as /admin answers it. */
+export function resourceView(name: string, data: ConfigData): unknown {
+  switch (name) {
+    case 'agents':
+      return data.agents.map(agentView);
+    case 'mail':
+      return mailView(data.mail);
+    case 'turnstile':
+      return turnstileView(data.turnstile);
+    case 'modules':
+      return modulesView(data.modules);
+    case 'priorities':
+      return ['low', 'normal', 'high', 'urgent'];
+    default:
+      return data[name as keyof ConfigData];
+  }
+}

@@ -1,0 +1,51 @@
+import type { Article } from '../admin/schema.js';
+
+const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/**
+ * Ranks articles for a query, for deflection while a customer types. For each query word:
+ *  - a title word equal to it scores 4, a title word starting with it scores 2 (typing "refu" finds
+ *    "refund" before the customer has finished the word);
+ *  - body words score 1 (equal) and 0.5 (prefix), at most 3 per query word, so a long article that
+ *    repeats a word does not beat a short one about it.
+ * The sum is multiplied by the share of query words that matched at all, so an article matching
+ * "refund shipping" on both words beats one matching only one of them many times; the whole query
+ * found as a phrase in the title adds 5. Articles that match nothing are left out.
+ */
+export function rankArticles(articles: Article[], query: string): Article[] {
+  const terms = [...new Set(words(query))].filter((t) => t.length >= 2);
+  if (!terms.length) return [];
+  const phrase = terms.join(' ');
+  const scored = articles.map((a) => {
+    const title = words(a.title);
+    const body = words(a.body);
+    let score = 0;
+    let matched = 0;
+    for (const term of terms) {
+      let s = 0;
+      for (const w of title) s += w === term ? 4 : w.startsWith(term) ? 2 : 0;
+      let b = 0;
+      for (const w of body) b += w === term ? 1 : w.startsWith(term) ? 0.5 : 0;
+      s += Math.min(b, 3);
+      if (s > 0) matched++;
+      score += s;
+    }
+    if (title.join(' ').includes(phrase)) score += 5;
+    return { a, score: score * (matched / terms.length) };
+  });
+  return scored
+    .filter((x) => x.score > 0)
+    .sort((x, y) => y.score - x.score || y.a.updated_at.localeCompare(x.a.updated_at))
+    .map((x) => x.a);
+}
+
+/** The first words of the body as plain text, without Markdown marks. */
+export function excerpt(body: string, max = 160): string {
+  const plain = body
+    .replace(/```[\s\S]*?```/g, ' ')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[#>*_`~|-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return plain.length <= max ? plain : `${plain.slice(0, max - 1).replace(/\s+\S*$/, '')}…`;
+}
