@@ -7,15 +7,26 @@ import { isIpOrCidr } from './ip.js';
 export const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be a slug: a-z, 0-9, _ and -, up to 32');
 const hexColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour like #2563eb');
 
-function uniqueBy<T>(key: (item: T) => string, what: string) {
-  return (list: T[], ctx: z.RefinementCtx) => {
-    const seen = new Set<string>();
-    list.forEach((item, index) => {
-      const k = key(item);
-      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate ${what} "${k}"` });
-      seen.add(k);
-    });
-  };
+/**
+ * "Ids (or names) unique within a list". Runs even when items have other problems (`when`), so one
+ * write lists every problem; items without a usable key are left to their own schema.
+ */
+function uniqueBy(field: string, what: string) {
+  return [
+    (list: unknown, ctx: z.RefinementCtx) => {
+      if (!Array.isArray(list)) return;
+      const seen = new Set<string>();
+      list.forEach((item, index) => {
+        const value = (item as Record<string, unknown> | null)?.[field];
+        if (typeof value !== 'string') return;
+        const k = value.toLowerCase();
+        if (seen.has(k))
+          ctx.addIssue({ code: 'custom', path: [index, field], message: `duplicate ${what} "${value}"` });
+        seen.add(k);
+      });
+    },
+    { when: () => true },
+  ] as const;
 }
 
 export const FieldSchema = z
@@ -39,12 +50,12 @@ export const CategorySchema = z.object({
     .array(FieldSchema)
     .max(50)
     .default([])
-    .superRefine(uniqueBy((f) => f.id, 'field')),
+    .superRefine(...uniqueBy('id', 'field')),
 });
 export const CategoriesSchema = z
   .array(CategorySchema)
   .max(200)
-  .superRefine(uniqueBy((c) => c.id, 'category'));
+  .superRefine(...uniqueBy('id', 'category'));
 
 export const StatusSchema = z.object({
   id: slug,
@@ -55,7 +66,7 @@ export const StatusSchema = z.object({
 export const StatusesSchema = z
   .array(StatusSchema)
   .max(50)
-  .superRefine(uniqueBy((s) => s.id, 'status'))
+  .superRefine(...uniqueBy('id', 'status'))
   .refine((list) => list.some((s) => !s.closed) && list.some((s) => s.closed), {
     message: 'needs at least one open and one closed status',
   });
@@ -133,7 +144,7 @@ export const MacroSchema = z.object({
 export const MacrosSchema = z
   .array(MacroSchema)
   .max(500)
-  .superRefine(uniqueBy((m) => m.id, 'macro'));
+  .superRefine(...uniqueBy('id', 'macro'));
 
 export const RuleSchema = z.object({
   id: slug,
@@ -146,20 +157,13 @@ export const RuleSchema = z.object({
 export const RulesSchema = z
   .array(RuleSchema)
   .max(200)
-  .superRefine(uniqueBy((r) => r.id, 'rule'));
+  .superRefine(...uniqueBy('id', 'rule'));
 
 export const TagSchema = z.object({ name: z.string().trim().min(1).max(50), color: hexColor });
 export const TagsSchema = z
   .array(TagSchema)
   .max(500)
-  .superRefine((list, ctx) => {
-    const seen = new Set<string>();
-    list.forEach((t, i) => {
-      const k = t.name.toLowerCase();
-      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate tag "${t.name}"` });
-      seen.add(k);
-    });
-  });
+  .superRefine(...uniqueBy('name', 'tag'));
 
 export const EscalationSchema = z.object({
   id: slug,
@@ -170,7 +174,7 @@ export const EscalationSchema = z.object({
 export const EscalationsSchema = z
   .array(EscalationSchema)
   .max(100)
-  .superRefine(uniqueBy((e) => e.id, 'escalation'));
+  .superRefine(...uniqueBy('id', 'escalation'));
 
 export const WEBHOOK_EVENTS = [
   'ticket.created',
@@ -202,7 +206,7 @@ export const ModuleSchema = z.discriminatedUnion('name', [
 export const ModulesSchema = z
   .array(ModuleSchema)
   .max(10)
-  .superRefine(uniqueBy((m) => m.name, 'module'))
+  .superRefine(...uniqueBy('name', 'module'))
   .refine((list) => list.every((m) => m.name !== 'webhooks' || !m.enabled || m.settings?.url), {
     message: 'an enabled webhooks module needs settings.url',
   });

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../test-support/server.js';
+
+let s: TestServer;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  s = await startServer();
+  const articles = [
+    {
+      key: 'refund',
+      title: 'How to get a refund',
+      body: 'Open your order, choose **Refund** and tell us why. Refunds take 5 days.',
+      published: true,
+    },
+    {
+      key: 'shipping',
+      title: 'Shipping times',
+      body: 'We ship within 2 days. Refund questions: see the refund article.',
+      published: true,
+    },
+    {
+      key: 'returns',
+      title: 'Returns and exchanges',
+      body: 'Send the item back within 30 days for a refund or an exchange.',
+      published: true,
+    },
+    { key: 'draft', title: 'Refund policy (draft)', body: 'Not ready yet.', published: false },
+  ];
+  for (const a of articles) {
+    const res = await s.call('POST', '/admin?r=kb', { json: { title: a.title, body: a.body, published: a.published } });
+    expect(res.status).toBe(201);
+    ids[a.key] = res.body.article.id;
+  }
+});
+afterAll(() => s.close());
+
+describe('/kb', () => {
+  it('lists published articles only with a public key, drafts too with a secret key', async () => {
+    const pub = await s.call('GET', '/kb', { key: s.keys.pk });
+    expect(pub.body.data.map((a: { id: string }) => a.id).sort()).toEqual(
+      [ids.refund, ids.shipping, ids.returns].sort(),
+    );
+    expect(pub.body.data[0]).toEqual({
+      id: expect.any(String),
+      title: expect.any(String),
+      excerpt: expect.any(String),
+      published: true,
+      updated_at: expect.any(String),
+    });
+    const sec = await s.call('GET', '/kb');
+    expect(sec.body.data).toHaveLength(4);
+  });
+
+  it('answers a single article, and hides a draft from a public key', async () => {
+    const one = await s.call('GET', `/kb?id=${ids.refund}`, { key: s.keys.pk });
+    expect(one.body).toMatchObject({
+      id: ids.refund,
+      title: 'How to get a refund',
+      published: true,
+      body: expect.stringContaining('**Refund**'),
+    });
+    const draft = await s.call('GET', `/kb?id=${ids.draft}`, { key: s.keys.pk });
+    expect(draft.status).toBe(404);
+    expect(draft.body.error.code).toBe('article_not_found');
+    expect((await s.call('GET', `/kb?id=${ids.draft}`)).status).toBe(200);
+  });
+
+  it('ranks the obviously best article first', async () => {
+    const rank = async (q: string) =>
+      (await s.call('GET', `/kb?q=${encodeURIComponent(q)}`, { key: s.keys.pk })).body.data.map(
+        (a: { id: string }) => a.id,
+      );
+    expect((await rank('refund'))[0]).toBe(ids.refund);
+    expect((await rank('how do I get my money back refund'))[0]).toBe(ids.refund);
+    expect((await rank('shipping'))[0]).toBe(ids.shipping);
+    expect((await rank('shipp'))[0]).toBe(ids.shipping); // while typing
+    expect((await rank('exchange'))[0]).toBe(ids.returns);
+    expect(await rank('teapot')).toEqual([]);
+    expect(await rank('refund')).not.toContain(ids.draft);
+  });
+
+  it('gives plain-text excerpts', async () => {
+    const list = await s.call('GET', '/kb', { key: s.keys.pk });
+    const refund = list.body.data.find((a: { id: string }) => a.id === ids.refund);
+    expect(refund.excerpt).toBe('Open your order, choose Refund and tell us why. Refunds take 5 days.');
+  });
+
+  it('updates and deletes articles through /admin', async () => {
+    const up = await s.call('POST', '/admin?r=kb', {
+      json: { id: ids.draft, title: 'Refund policy', body: 'Ready.', published: true },
+    });
+    expect(up.status).toBe(200);
+    expect(up.body.article).toMatchObject({ id: ids.draft, published: true });
+    expect((await s.call('GET', `/kb?id=${ids.draft}`, { key: s.keys.pk })).status).toBe(200);
+    const del = await s.call('DELETE', `/admin?r=kb&id=${ids.draft}`);
+    expect(del.body).toEqual({ id: ids.draft, deleted: true });
+    expect((await s.call('DELETE', `/admin?r=kb&id=${ids.draft}`)).body.error.code).toBe('article_not_found');
+    expect((await s.call('POST', '/admin?r=kb', { json: { title: '' } })).body.error.param).toBe('title');
+  });
+});
