@@ -2,6 +2,7 @@ import type { Me, Meta } from '../api-types.js';
 import { PRIORITIES } from '../api-types.js';
 import type { Deps } from '../deps.js';
 import type { Route } from '../http/route.js';
+import { openApiDocument } from '../openapi/document.js';
 import { openState } from './business-hours.js';
 
 /** The modules a customer can see (webhooks are server-side only). */
@@ -52,5 +53,13 @@ export function portalRoutes(route: Route, deps: Deps) {
       public_key: publicKey,
       api_version: 'v1',
     };
+  });
+
+  // Built once: the schemas do not change while the server runs.
+  let openapi: string | undefined;
+  route('get', 'openapi.json', async (ctx) => {
+    openapi ??= JSON.stringify(openApiDocument(deps.version, `${deps.config.publicUrl}/v1`));
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = openapi;
   });
 }
