@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -8,6 +9,12 @@ import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { TicketEvents } from './events.js';
 import { auditTicketEvents, type AuditEntry } from './audit/audit.js';
+import { rulesListener } from './automation/rules.js';
+import { sendMail, type MailMessage } from './mail/mailer.js';
+import { mailListener } from './mail/notify.js';
+import { Outbox } from './outbox/outbox.js';
+import { Scheduler } from './scheduler/scheduler.js';
+import { webhookListener, webhookSender } from './webhooks/deliver.js';
 import { checkEnvKeys, createKey, KeyRing } from './keys/keys.js';
 import { AppendLog } from './store/append-log.js';
 import type { WebhookLogEntry } from './webhooks/log.js';
@@ -29,6 +36,7 @@ export interface RunningServer {
   url: string;
   server: Server;
   deps: Deps;
+  scheduler: Scheduler;
   close(): Promise<void>;
 }
 
@@ -64,6 +72,8 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       AppendLog.open<WebhookLogEntry>(join(dataDir, 'webhook_log.jsonl')),
     ]);
 
+    const outbox = await Outbox.open(dataDir, clock, logger);
+
     let keyRing = new KeyRing(configStore.get().keys, config.envKeys);
     configStore.onChange((data) => (keyRing = new KeyRing(data.keys, config.envKeys)));
 
@@ -77,10 +87,18 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       events: new TicketEvents(),
       idempotency: new IdempotencyCache(() => clock().getTime()),
       audit,
+      outbox,
       webhookLog,
       version: VERSION,
     };
+    outbox.handle('mail', (job) => sendMail(configStore.get().mail, job.payload as MailMessage));
+    outbox.handle('webhook', webhookSender(configStore.get, webhookLog, clock));
+    // Order matters: rules may change the ticket; mail, webhooks and the audit log see the result.
+    deps.events.on(rulesListener(deps));
+    deps.events.on(mailListener(deps));
+    deps.events.on(webhookListener(deps));
     deps.events.on(auditTicketEvents(audit, clock));
+    const scheduler = new Scheduler(deps);
     const app = createApp(deps);
     const server = createServer(app.callback());
     Object.assign(server, SERVER_TIMEOUTS);
@@ -91,7 +109,9 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
-    logger.info({ tickets: { live: live.size, test: test.size }, dataDir }, 'started');
+    logger.info({ tickets: { live: live.size, test: test.size }, outbox: outbox.pending.length, dataDir }, 'started');
+    scheduler.start(config.schedulerMs);
+    void outbox.process(); // what was pending before a restart goes out now
     print(`listening on ${url}`);
 
     let closing: Promise<void> | undefined;
@@ -99,13 +119,16 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       url,
       server,
       deps,
+      scheduler,
       close() {
         closing ??= (async () => {
+          scheduler.stop();
           await new Promise<void>((ok) => {
             server.close(() => ok());
             server.closeIdleConnections();
           });
-          await Promise.all([live.idle(), test.idle()]);
+          // Pending deliveries are durable; a send in flight gets a moment, not the SMTP timeout.
+          await Promise.all([live.idle(), test.idle(), Promise.race([outbox.idle(), sleep(2000)])]);
           await Promise.all([audit.close(), webhookLog.close()]);
           lock.release();
         })();

@@ -18,6 +18,10 @@ const EnvSchema = z.object({
   TICKETING_RATE_LIMIT_PK_PER_MINUTE: count.default(60),
   TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES: count.default(10),
   TICKETING_RATE_LIMIT_SK_PER_MINUTE: count.default(600),
+  TICKETING_TURNSTILE_VERIFY_URL: z
+    .url({ protocol: /^https?$/ })
+    .default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+  TICKETING_SCHEDULER_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   TICKETING_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
 });
 
@@ -39,6 +43,10 @@ export interface Config {
   trustProxy: boolean;
   rateLimit: RateLimitConfig;
   logLevel: z.infer<typeof EnvSchema>['TICKETING_LOG_LEVEL'];
+  /** Cloudflare's siteverify; tests point it at a local stand-in. */
+  turnstileVerifyUrl: string;
+  /** How often the scheduler runs (escalation, autoclose, retries); 0 switches the timer off. */
+  schedulerMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -71,5 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       skPerMinute: e.TICKETING_RATE_LIMIT_SK_PER_MINUTE,
     },
     logLevel: e.TICKETING_LOG_LEVEL,
+    turnstileVerifyUrl: e.TICKETING_TURNSTILE_VERIFY_URL,
+    schedulerMs: e.TICKETING_SCHEDULER_SECONDS * 1000,
   };
 }

@@ -5,6 +5,7 @@ import type { TicketEvents } from './events.js';
 import type { KeyRing } from './keys/keys.js';
 import type { ConfigStore } from './store/config-store.js';
 import type { KeyMode, TicketStore } from './store/ticket-store.js';
+import type { Outbox } from './outbox/outbox.js';
 import type { IdempotencyCache } from './tickets/idempotency.js';
 import type { WebhookLog } from './webhooks/log.js';
 
@@ -19,6 +20,8 @@ export interface Deps {
   events: TicketEvents;
   idempotency: IdempotencyCache;
   audit: AuditLog;
+  /** Durable queue for mail and webhook deliveries. */
+  outbox: Outbox;
   webhookLog: WebhookLog;
   version: string;
 }

@@ -29,7 +29,8 @@ export interface TicketEvent {
   file?: Attachment;
 }
 
-type Listener = (event: TicketEvent) => void | Promise<void>;
+/** A listener may return the ticket as it changed it (rules do); later listeners see that one. */
+type Listener = (event: TicketEvent) => void | Ticket | undefined | Promise<void | Ticket | undefined>;
 
 /**
  * What happened to tickets, for the audit log, mail, rules and webhooks. Handlers await emit() before
@@ -43,7 +44,12 @@ export class TicketEvents {
     this.listeners.push(listener);
   }
 
-  async emit(event: TicketEvent) {
-    for (const l of this.listeners) await l(event);
+  /** Runs every listener in order and answers the ticket as they left it. */
+  async emit(event: TicketEvent): Promise<Ticket> {
+    for (const l of this.listeners) {
+      const changed = await l(event);
+      if (changed) event.ticket = changed;
+    }
+    return event.ticket;
   }
 }

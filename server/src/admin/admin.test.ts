@@ -467,7 +467,8 @@ describe('integrity', () => {
         { id: 'shop', name: 'Shop', fields: [{ id: 'order', label: 'Order', type: 'number', required: true }] },
       ],
     });
-    const t = await createTicket(s, { category: 'shop', fields: { order: 5 } });
+    // Earlier cases switched Turnstile and require_category on; a secret key is not asked for either.
+    const t = await createTicket(s, { category: 'shop', fields: { order: 5 } }, s.keys.sk);
     await post('categories', {
       categories: [{ id: 'shop', name: 'Shop', fields: [{ id: 'sku', label: 'SKU', type: 'text', required: true }] }],
     });
@@ -522,8 +523,8 @@ describe('agents', () => {
       'password',
     );
 
-    const live = await createTicket(s);
-    const test = await createTicket(s, {}, s.keys.pkTest);
+    const live = await createTicket(s, {}, s.keys.sk);
+    const test = await createTicket(s, {}, s.keys.skTest);
     await s.call('POST', '/assign', { json: { ticket_id: live.id, agent_id: agent.id } });
     await s.call('POST', '/assign', { key: s.keys.skTest, json: { ticket_id: test.id, agent_id: agent.id } });
     const deleted = await s.call('DELETE', `/admin?r=agents&id=${agent.id}`);

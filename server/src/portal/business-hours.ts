@@ -76,7 +76,7 @@ export function openState(h: BusinessHours, now: Date): { open_now: boolean; nex
 }
 
 /** Moves `guess` by the DST difference until its local minute of day is `minutes`. */
-function exactLocal(guess: number, minutes: number, timeZone: string): number {
+export function exactLocal(guess: number, minutes: number, timeZone: string): number {
   let t = guess;
   for (let k = 0; k < 3; k++) {
     const diff = minutes - localTime(new Date(t), timeZone).minutes;

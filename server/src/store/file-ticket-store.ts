@@ -156,8 +156,8 @@ export class FileTicketStore implements TicketStore {
     return this.index.list(filter, limit, offset);
   }
 
-  all() {
-    return this.index.all();
+  scan() {
+    return this.index.scan();
   }
 
   async readFile(ticketId: string, fileId: string): Promise<Buffer | undefined> {

@@ -15,7 +15,7 @@ export function randomToken(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'tkt' | 'rpl' | 'fil' | 'agt' | 'art' | 'aud' | 'evt' | 'key';
+export type IdPrefix = 'tkt' | 'rpl' | 'fil' | 'agt' | 'art' | 'aud' | 'evt' | 'key' | 'whl';
 
 /** 20 characters = 119 bits: ids act as capabilities, so they must not be guessable. */
 export const newId = (prefix: IdPrefix) => `${prefix}_${randomToken(20)}`;

@@ -11,14 +11,37 @@ export interface ListFilter {
   q?: string;
 }
 
-interface Entry {
+/** What the scheduler needs to know of every ticket, without reading its file. */
+export interface AutomationFacts {
+  /** When support first replied, or null. */
+  firstResponseAt: string | null;
+  /** The customer's last word: their last reply, or the ticket's creation. */
+  lastCustomerAt: string;
+  /** Escalation entries that have fired for this ticket. */
+  escalated: string[];
+}
+
+interface Entry extends AutomationFacts {
   item: TicketListItem;
   /** Kept for `q`, which searches the message too; not part of the list view. */
   message: string;
 }
 
-export function listItem(t: Ticket): TicketListItem {
-  const { message: _m, replies, attachments: _a, ...rest } = t;
+/** Internal fields of the stored record that no view shows. */
+export type StoredTicket = Ticket & { escalated?: string[] };
+
+function entryOf(t: StoredTicket): Entry {
+  let lastCustomerAt = t.created_at;
+  let firstResponseAt: string | null = null;
+  for (const r of t.replies) {
+    if (r.from_customer) lastCustomerAt = r.created_at;
+    else firstResponseAt ??= r.created_at;
+  }
+  return { item: listItem(t), message: t.message, firstResponseAt, lastCustomerAt, escalated: t.escalated ?? [] };
+}
+
+export function listItem(t: StoredTicket): TicketListItem {
+  const { message: _m, replies, attachments: _a, escalated: _e, ...rest } = t;
   return {
     ...rest,
     reply_count: replies.length,
@@ -48,15 +71,15 @@ export class TicketIndex {
   /** Loads many at once (start-up): one sort instead of one insert each. */
   load(tickets: Iterable<Ticket>) {
     for (const t of tickets) {
-      const entry = { item: listItem(t), message: t.message };
+      const entry = entryOf(t);
       this.byId.set(t.id, entry);
       this.ordered.push(entry);
     }
     this.ordered.sort((a, b) => (before(a.item, b.item) ? -1 : before(b.item, a.item) ? 1 : 0));
   }
 
-  put(t: Ticket) {
-    const entry = { item: listItem(t), message: t.message };
+  put(t: StoredTicket) {
+    const entry = entryOf(t);
     const existing = this.byId.get(t.id);
     this.byId.set(t.id, entry);
     if (existing) {
@@ -104,9 +127,9 @@ export class TicketIndex {
     return { items, total };
   }
 
-  /** Every indexed ticket (for integrity checks such as "is this status still used?"). */
-  *all(): IterableIterator<TicketListItem> {
-    for (const e of this.ordered) yield e.item;
+  /** Every ticket with its automation facts, oldest first (the scheduler's scan). */
+  *scan(): IterableIterator<{ item: TicketListItem } & AutomationFacts> {
+    for (const e of this.ordered) yield e;
   }
 
   /** Binary search for the slot of `item` by (created_at, id). */

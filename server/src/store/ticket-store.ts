@@ -1,5 +1,5 @@
 import type { Ticket, TicketListItem } from '../api-types.js';
-import type { ListFilter } from './ticket-index.js';
+import type { AutomationFacts, ListFilter } from './ticket-index.js';
 
 export type KeyMode = 'live' | 'test';
 
@@ -29,7 +29,8 @@ export interface TicketStore {
   update(id: string, change: (current: Ticket) => TicketChange | Promise<TicketChange>): Promise<Ticket | undefined>;
   remove(id: string): Promise<boolean>;
   list(filter: ListFilter, limit: number, offset: number): { items: TicketListItem[]; total: number };
-  all(): IterableIterator<TicketListItem>;
+  /** Every ticket's list view with the facts the scheduler needs, oldest first. */
+  scan(): IterableIterator<{ item: TicketListItem } & AutomationFacts>;
   readFile(ticketId: string, fileId: string): Promise<Buffer | undefined>;
   /** Resolves once every write in flight has finished. */
   idle(): Promise<void>;

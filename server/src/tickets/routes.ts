@@ -1,13 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import type { Attachment, Reply, Status, Ticket } from '../api-types.js';
+import { checkBlocklists } from '../abuse/blocklist.js';
+import { verifyTurnstile } from '../abuse/turnstile.js';
+import type { Attachment, Reply, Ticket } from '../api-types.js';
+import { derive } from '../automation/sla.js';
 import type { Deps } from '../deps.js';
 import type { TicketEventType } from '../events.js';
+import { checkFile, type CheckedFile } from '../files/check-file.js';
 import { readBody } from '../http/body.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import type { Route } from '../http/route.js';
 import { validate } from '../http/validate.js';
-import { checkFile, type CheckedFile } from '../files/check-file.js';
+import { moduleEnabled } from '../kb/routes.js';
+import { fillPlaceholders } from '../mail/templates.js';
 import { newId } from '../store/ids.js';
 import { checkFields } from './fields.js';
 import { checkOwner, findTicket, requireEmailForPublic, secretKeyRequired, storeFor } from './lookup.js';
@@ -24,14 +29,23 @@ import {
   StatusInput,
   TicketQuery,
 } from './schema.js';
-import { firstClosedStatus, firstOpenStatus, isClosedStatus } from './statuses.js';
+import { firstClosedStatus, firstOpenStatus, isClosedStatus, setStatus } from './statuses.js';
 import { viewFor } from './views.js';
 
 export function ticketRoutes(route: Route, deps: Deps) {
   const now = () => deps.clock().toISOString();
   const actorOf = (ctx: Context) => ({ kind: ctx.state.auth.kind, prefix: ctx.state.auth.prefix });
+  const emit = (
+    ctx: Context,
+    type: TicketEventType,
+    ticket: Ticket,
+    extra: { previous?: Ticket; reply?: Reply } = {},
+  ) => deps.events.emit({ type, mode: ctx.state.auth.mode, actor: actorOf(ctx), ticket, ...extra });
 
-  /** Changes one ticket under its lock, emits the event, and answers with the ticket in the caller's view. */
+  /**
+   * Changes one ticket under its lock (with due_at recomputed), emits the event, and answers with the
+   * ticket as the listeners (rules) left it, in the caller's view.
+   */
   async function change(
     ctx: Context,
     ticketId: string,
@@ -42,13 +56,12 @@ export function ticketRoutes(route: Route, deps: Deps) {
     let previous: Ticket | undefined;
     const updated = await storeFor(ctx, deps).update(ticketId, (current) => {
       previous = checkOwner(ctx, current, email);
-      return { ticket: apply(structuredClone(current)) };
+      return { ticket: derive(apply(structuredClone(current)), deps.configStore.get()) };
     });
     if (!updated) throw notFound('ticket');
-    if (type)
-      await deps.events.emit({ type, mode: ctx.state.auth.mode, actor: actorOf(ctx), ticket: updated, previous });
-    ctx.body = viewFor(ctx.state.auth, updated);
-    return updated;
+    const final = type ? await emit(ctx, type, updated, { previous }) : updated;
+    ctx.body = viewFor(ctx.state.auth, final);
+    return { previous: previous!, ticket: final };
   }
 
   /** Answers through the idempotency cache when the request carries an Idempotency-Key. */
@@ -64,18 +77,42 @@ export function ticketRoutes(route: Route, deps: Deps) {
     ctx.body = answer.body;
   }
 
+  /** Customer-facing modules switched off answer 403 module_disabled to public keys. */
+  function requireModule(ctx: Context, name: string, what: string) {
+    if (ctx.state.auth.kind === 'public' && !moduleEnabled(deps, name)) {
+      throw new ApiError(403, 'module_disabled', `${what} is switched off.`);
+    }
+  }
+
   route('post', 'create', async (ctx) => {
     const body = await readBody(ctx, { files: { fields: ['attachments[]', 'attachments'], max: 10 } });
     const input = validate(CreateInput, body.fields);
     const config = deps.configStore.get();
+    const isPublic = ctx.state.auth.kind === 'public';
     const category = input.category === undefined ? undefined : config.categories.find((c) => c.id === input.category);
     if (input.category !== undefined && !category) throw validationError('category', 'is not a configured category');
+    if (isPublic && config.form.require_category && !category) throw validationError('category', 'is required');
     const fields = checkFields(category, input.fields);
+    if (isPublic && body.files.length && (!moduleEnabled(deps, 'uploads') || !config.form.allow_attachments)) {
+      throw new ApiError(403, 'module_disabled', 'Attachments are switched off.', { param: 'attachments[]' });
+    }
     const files: CheckedFile[] = [];
     for (const [i, f] of body.files.entries()) files.push(await checkFile(f, `attachments[${i}]`));
+    if (isPublic) {
+      checkBlocklists(config.blocklists, {
+        ip: ctx.ip,
+        email: input.email,
+        texts: [input.name, input.subject, input.message],
+      });
+    }
 
     const fingerprint = { ...body.fields, files: body.files.map((f) => [f.filename, f.data]) };
     await idempotent(ctx, 'create', fingerprint, async () => {
+      // Inside the idempotent block: a retry gets the first answer without spending a second token.
+      if (isPublic && config.turnstile.enabled) {
+        const token = body.fields['cf-turnstile-response'];
+        await verifyTurnstile(deps.config.turnstileVerifyUrl, config.turnstile.secret, token, ctx.ip);
+      }
       const at = now();
       const id = newId('tkt');
       const attachments: Attachment[] = files.map((f) => ({
@@ -110,16 +147,11 @@ export function ticketRoutes(route: Route, deps: Deps) {
         updated_at: at,
       };
       const stored = await storeFor(ctx, deps).create({
-        ticket,
+        ticket: derive(ticket, config),
         files: attachments.map((a, i) => ({ id: a.id, data: files[i]!.data })),
       });
-      await deps.events.emit({
-        type: 'ticket.created',
-        mode: ctx.state.auth.mode,
-        actor: actorOf(ctx),
-        ticket: stored,
-      });
-      return { status: 201, body: viewFor(ctx.state.auth, stored) };
+      const final = await emit(ctx, 'ticket.created', stored);
+      return { status: 201, body: viewFor(ctx.state.auth, final) };
     });
   });
 
@@ -151,16 +183,23 @@ export function ticketRoutes(route: Route, deps: Deps) {
     const { auth } = ctx.state;
     if (auth.kind === 'public' && input.from_customer === false) throw secretKeyRequired('Replying as support');
     if (auth.kind === 'public' && input.macro !== undefined) throw secretKeyRequired('Using a macro');
-    if (input.message === undefined) throw validationError('message', 'is required');
-    const message = input.message;
+    const macro =
+      input.macro === undefined ? undefined : deps.configStore.get().macros.find((m) => m.id === input.macro);
+    if (input.macro !== undefined && !macro) throw validationError('macro', 'is not a configured macro');
+    if (input.message === undefined && !macro) throw validationError('message', 'is required');
     const fromCustomer = auth.kind === 'public' ? true : (input.from_customer ?? false);
 
     await idempotent(ctx, 'reply', fields, async () => {
-      const statuses = deps.configStore.get().statuses;
+      const config = deps.configStore.get();
+      const { statuses } = config;
       let reply: Reply | undefined;
       let previous: Ticket | undefined;
       const updated = await storeFor(ctx, deps).update(input.ticket_id, (current) => {
         previous = checkOwner(ctx, current, input.email);
+        // A macro's message is used when the reply brings none, with its placeholders filled in.
+        const message = input.message ?? fillPlaceholders(macro!.message, current);
+        if (auth.kind === 'public')
+          checkBlocklists(config.blocklists, { ip: ctx.ip, email: current.email, texts: [message] });
         const at = now();
         reply = {
           id: newId('rpl'),
@@ -170,24 +209,24 @@ export function ticketRoutes(route: Route, deps: Deps) {
           created_at: at,
           attachments: [],
         };
-        const next: Ticket = { ...current, replies: [...current.replies, reply], updated_at: at };
+        let next: Ticket = { ...current, replies: [...current.replies, reply], updated_at: at };
         // A customer writing on a closed ticket reopens it.
         if (fromCustomer && isClosedStatus(statuses, current.status)) {
-          next.status = firstOpenStatus(statuses);
-          next.closed_at = null;
+          next = setStatus(next, firstOpenStatus(statuses), statuses, at);
         }
-        return { ticket: next };
+        if (macro?.status && statuses.some((s) => s.id === macro.status))
+          next = setStatus(next, macro.status, statuses, at);
+        if (macro?.priority) next = { ...next, priority: macro.priority };
+        return { ticket: derive(next, config) };
       });
       if (!updated) throw notFound('ticket');
-      await deps.events.emit({
-        type: 'ticket.replied',
-        mode: auth.mode,
-        actor: actorOf(ctx),
-        ticket: updated,
-        previous,
-        reply,
-      });
-      return { status: 201, body: viewFor(auth, updated) };
+      let final = await emit(ctx, 'ticket.replied', updated, { previous, reply });
+      if (macro?.status && final.status !== previous!.status)
+        final = await emit(ctx, 'ticket.status_changed', final, { previous });
+      if (macro?.priority && final.priority !== previous!.priority) {
+        final = await emit(ctx, 'ticket.priority_changed', final, { previous });
+      }
+      return { status: 201, body: viewFor(auth, final) };
     });
   });
 
@@ -227,28 +266,26 @@ export function ticketRoutes(route: Route, deps: Deps) {
     const store = storeFor(ctx, deps);
     const ticket = await store.get(input.ticket_id);
     if (!ticket || !(await store.remove(input.ticket_id))) throw notFound('ticket');
-    await deps.events.emit({ type: 'ticket.deleted', mode: ctx.state.auth.mode, actor: actorOf(ctx), ticket });
+    await emit(ctx, 'ticket.deleted', ticket);
     ctx.body = { id: input.ticket_id, deleted: true };
   });
 
   route('post', 'close-request', async (ctx) => {
+    requireModule(ctx, 'close_request', 'Asking to close a ticket');
     const input = validate(CloseRequestInput, (await readBody(ctx)).fields);
     const { auth } = ctx.state;
     if (auth.kind === 'public' && input.by === 'agent') throw secretKeyRequired('Requesting closing as an agent');
     const by = input.by ?? (auth.kind === 'public' ? 'customer' : 'agent');
     const statuses = deps.configStore.get().statuses;
-    let raised = false;
-    await change(ctx, input.ticket_id, input.email, null, (t) => {
+    const { previous, ticket } = await change(ctx, input.ticket_id, input.email, null, (t) => {
       if (isClosedStatus(statuses, t.status))
         throw new ApiError(409, 'ticket_closed', 'This ticket is already closed.');
       if (t.close_request) return t; // a pending request stays as it is
-      raised = true;
       const at = now();
       return { ...t, close_request: { by, requested_at: at }, updated_at: at };
-    }).then(async (t) => {
-      if (raised)
-        await deps.events.emit({ type: 'ticket.close_requested', mode: auth.mode, actor: actorOf(ctx), ticket: t });
     });
+    if (!previous.close_request)
+      ctx.body = viewFor(auth, await emit(ctx, 'ticket.close_requested', ticket, { previous }));
   });
 
   route('post', 'close-resolve', async (ctx) => {
@@ -263,25 +300,13 @@ export function ticketRoutes(route: Route, deps: Deps) {
   });
 
   route('post', 'rate', async (ctx) => {
+    requireModule(ctx, 'rating', 'Rating');
     const input = validate(RateInput, (await readBody(ctx)).fields);
     await change(ctx, input.ticket_id, input.email, 'ticket.rated', (t) => {
       const at = now();
       return { ...t, rating: { score: input.score, comment: input.comment ?? null, rated_at: at }, updated_at: at };
     });
   });
-}
-
-/** Entering a closed status sets closed_at (and settles a pending close request); leaving one clears it. */
-export function setStatus(t: Ticket, status: string, statuses: Status[], at: string): Ticket {
-  const closing = isClosedStatus(statuses, status);
-  const wasClosed = isClosedStatus(statuses, t.status);
-  return {
-    ...t,
-    status,
-    closed_at: closing ? (wasClosed && t.closed_at ? t.closed_at : at) : null,
-    close_request: closing ? null : t.close_request,
-    updated_at: at,
-  };
 }
 
 /** RFC 9110 If-None-Match: a list of tags (weak or strong) or "*". */

@@ -1,0 +1,85 @@
+import { auditEntry } from '../audit/audit.js';
+import type { ConfigData } from '../admin/schema.js';
+import type { Priority, Ticket } from '../api-types.js';
+import type { Deps } from '../deps.js';
+import type { TicketEventType } from '../events.js';
+import { ruleNotifyMail } from '../mail/templates.js';
+import { mailConfigured } from '../mail/mailer.js';
+import type { StoredTicket } from '../store/ticket-index.js';
+import type { KeyMode } from '../store/ticket-store.js';
+import { setStatus } from '../tickets/statuses.js';
+import { enqueueWebhook } from '../webhooks/deliver.js';
+import { derive } from './sla.js';
+
+export interface Action {
+  type: 'set_priority' | 'set_status' | 'assign' | 'add_tag' | 'notify' | 'webhook';
+  value: string;
+}
+
+const SYSTEM = { kind: 'system' as const, prefix: null };
+
+/**
+ * Applies actions of a rule or an escalation entry to one ticket: field changes in one durable write
+ * (with due_at recomputed), mail and webhooks through the outbox, each applied action in the audit log.
+ * Actions that no longer fit the configuration (a removed status or agent) are skipped and logged.
+ */
+export async function runActions(
+  deps: Deps,
+  mode: KeyMode,
+  ticketId: string,
+  actions: Action[],
+  source: { kind: 'rule' | 'escalation'; id: string },
+  event: TicketEventType,
+  /** A change to make in the same write whatever the actions do (the scheduler marks an escalation fired). */
+  mark?: (t: StoredTicket) => StoredTicket,
+): Promise<Ticket | undefined> {
+  const config = deps.configStore.get();
+  const applied: Action[] = [];
+  const now = () => deps.clock().toISOString();
+  const updated = await deps.tickets[mode].update(ticketId, (current) => {
+    let t: Ticket = structuredClone(current);
+    for (const a of actions) {
+      if (!fits(a, config)) {
+        deps.logger.warn(
+          { ticket: ticketId, source, action: a.type },
+          'automation: action skipped, it no longer fits the configuration',
+        );
+        continue;
+      }
+      if (a.type === 'set_priority') t = { ...t, priority: a.value as Priority };
+      else if (a.type === 'set_status') t = setStatus(t, a.value, config.statuses, now());
+      else if (a.type === 'assign') t = { ...t, agent_id: a.value };
+      else if (a.type === 'add_tag' && !t.tags.includes(a.value)) t = { ...t, tags: [...t.tags, a.value] };
+      else if (a.type !== 'notify' && a.type !== 'webhook') continue;
+      applied.push(a);
+    }
+    const changed = applied.some((a) => a.type !== 'notify' && a.type !== 'webhook');
+    const next = changed ? derive({ ...t, updated_at: now() }, config) : current;
+    return { ticket: mark ? mark(next) : next };
+  });
+  if (!updated) return undefined;
+  for (const a of applied) {
+    if (a.type === 'notify' && mailConfigured(config.mail)) {
+      await deps.outbox.enqueue(
+        'mail',
+        ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.config.publicUrl),
+      );
+    }
+    if (a.type === 'webhook') await enqueueWebhook(deps.outbox, a.value, event, updated, deps.clock());
+    await deps.audit.append(
+      auditEntry(deps.clock(), SYSTEM, `${source.kind}.${a.type}`, ticketId, {
+        [source.kind]: source.id,
+        value: a.value,
+        mode,
+      }),
+    );
+  }
+  return updated;
+}
+
+function fits(a: Action, config: ConfigData): boolean {
+  if (a.type === 'set_status') return config.statuses.some((s) => s.id === a.value);
+  if (a.type === 'assign') return config.agents.some((g) => g.id === a.value);
+  if (a.type === 'set_priority') return ['low', 'normal', 'high', 'urgent'].includes(a.value);
+  return true;
+}

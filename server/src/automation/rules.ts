@@ -1,0 +1,61 @@
+import type { ConfigData } from '../admin/schema.js';
+import type { Deps } from '../deps.js';
+import type { TicketEvent } from '../events.js';
+import { runActions } from './actions.js';
+
+type Rule = ConfigData['rules'][number];
+type Condition = Rule['conditions'][number];
+
+/** The value a condition looks at, as text. On a reply, `message` and `from_customer` are the reply's. */
+function fieldValue(c: Condition, e: TicketEvent): string {
+  const t = e.ticket;
+  switch (c.field) {
+    case 'message':
+      return e.reply?.message ?? t.message;
+    case 'from_customer':
+      return String(e.reply ? e.reply.from_customer : e.actor.kind === 'public');
+    case 'category':
+      return t.category ?? '';
+    default:
+      return String(t[c.field]);
+  }
+}
+
+/** Text comparisons ignore case (API.md, rules). */
+export function conditionHolds(c: Condition, e: TicketEvent): boolean {
+  const value = fieldValue(c, e).toLowerCase();
+  const want = c.value.toLowerCase();
+  switch (c.op) {
+    case 'equals':
+      return value === want;
+    case 'not_equals':
+      return value !== want;
+    case 'contains':
+      return value.includes(want);
+    case 'starts_with':
+      return value.startsWith(want);
+    case 'ends_with':
+      return value.endsWith(want);
+  }
+}
+
+const RULE_EVENTS = new Set(['ticket.created', 'ticket.replied', 'ticket.status_changed']);
+
+/**
+ * Runs the enabled rules for the event, in order; every condition of a rule must hold. Each rule sees
+ * the ticket as the rules before it left it. Changes made by rules do not raise events of their own,
+ * so rules cannot trigger each other in a loop.
+ */
+export function rulesListener(deps: Deps) {
+  return async (e: TicketEvent) => {
+    if (!RULE_EVENTS.has(e.type)) return;
+    let ticket = e.ticket;
+    for (const rule of deps.configStore.get().rules) {
+      if (!rule.enabled || rule.event !== e.type) continue;
+      if (!rule.conditions.every((c) => conditionHolds(c, { ...e, ticket }))) continue;
+      ticket =
+        (await runActions(deps, e.mode, ticket.id, rule.actions, { kind: 'rule', id: rule.id }, e.type)) ?? ticket;
+    }
+    return ticket;
+  };
+}

@@ -1,0 +1,150 @@
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { removeStaleTemps, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
+import { newId } from '../store/ids.js';
+
+export type JobKind = 'mail' | 'webhook';
+
+export interface Job<P = unknown> {
+  id: string;
+  kind: JobKind;
+  payload: P;
+  attempts: number;
+  created_at: string;
+  next_attempt_at: string;
+  last_error: string | null;
+}
+
+/** Seconds to wait after attempt n (1-based) failed; past the end the job is given up. */
+export const BACKOFF: Record<JobKind, number[]> = {
+  // The first retry within 30 s, then slower, for more than 24 hours (API.md, "Mail").
+  mail: [15, 30, 60, 120, 300, 600, 1800, 3600, 3600, 7200, 7200, 14400, 14400, 14400, 14400, 14400, 14400],
+  // At least 5 attempts over at least 10 minutes, the first retry within 30 s (API.md, "Events").
+  webhook: [10, 30, 120, 300, 900, 3600],
+};
+
+export type Sender = (job: Job) => Promise<void>;
+
+/**
+ * Durable delivery queue: data/outbox/<id>.json, one file per pending job, written (fsynced) before
+ * the request that caused it is answered. Jobs are sent in the background, retried with backoff, and
+ * survive a restart; a sent job's file is removed, a job out of retries is logged and removed.
+ */
+export class Outbox {
+  private jobs = new Map<string, Job>();
+  private senders = new Map<JobKind, Sender>();
+  private running: Promise<void> | undefined;
+  private again = false;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly clock: () => Date,
+    private readonly logger: Logger,
+  ) {}
+
+  static async open(dataDir: string, clock: () => Date, logger: Logger): Promise<Outbox> {
+    const dir = join(dataDir, 'outbox');
+    await mkdir(dir, { recursive: true });
+    await removeStaleTemps(dir);
+    const outbox = new Outbox(dir, clock, logger);
+    for (const name of await readdir(dir)) {
+      if (!name.endsWith('.json')) continue;
+      try {
+        const job = JSON.parse(await readFile(join(dir, name), 'utf8')) as Job;
+        outbox.jobs.set(job.id, job);
+      } catch {
+        logger.error({ file: join(dir, name) }, 'outbox: unreadable job file left in place');
+      }
+    }
+    return outbox;
+  }
+
+  handle(kind: JobKind, sender: Sender) {
+    this.senders.set(kind, sender);
+  }
+
+  get pending(): Job[] {
+    return [...this.jobs.values()];
+  }
+
+  /** Stores the job durably, then starts sending in the background. */
+  async enqueue<P>(kind: JobKind, payload: P): Promise<Job<P>> {
+    const now = this.clock().toISOString();
+    const job: Job<P> = {
+      id: newId('evt'),
+      kind,
+      payload,
+      attempts: 0,
+      created_at: now,
+      next_attempt_at: now,
+      last_error: null,
+    };
+    await writeFileDurable(this.path(job.id), JSON.stringify(job));
+    this.jobs.set(job.id, job);
+    void this.process();
+    return job;
+  }
+
+  /** Sends every job that is due; one pass at a time, a call during a pass runs another after it. */
+  process(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        const now = this.clock().getTime();
+        const due = [...this.jobs.values()].filter((j) => Date.parse(j.next_attempt_at) <= now);
+        await Promise.all(
+          due.map((j) =>
+            this.attempt(j).catch((err: unknown) => this.logger.error({ job: j.id, err }, 'outbox: attempt failed')),
+          ),
+        );
+      } while (this.again);
+    })().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async attempt(job: Job) {
+    const sender = this.senders.get(job.kind);
+    if (!sender) return;
+    job.attempts++;
+    try {
+      await sender(job);
+      this.jobs.delete(job.id);
+      await unlinkDurable(this.path(job.id));
+    } catch (err) {
+      const delays = BACKOFF[job.kind];
+      const delay = delays[job.attempts - 1];
+      job.last_error = err instanceof Error ? err.message : String(err);
+      if (delay === undefined) {
+        this.logger.error(
+          { job: job.id, kind: job.kind, attempts: job.attempts, error: job.last_error },
+          'outbox: giving up',
+        );
+        this.jobs.delete(job.id);
+        await unlinkDurable(this.path(job.id)).catch(() => {});
+        return;
+      }
+      job.next_attempt_at = new Date(this.clock().getTime() + delay * 1000).toISOString();
+      this.logger.warn(
+        { job: job.id, kind: job.kind, attempts: job.attempts, retry_at: job.next_attempt_at, error: job.last_error },
+        'outbox: will retry',
+      );
+      await writeFileDurable(this.path(job.id), JSON.stringify(job)).catch((e: unknown) =>
+        this.logger.error({ job: job.id, err: e }, 'outbox: could not record the retry'),
+      );
+    }
+  }
+
+  /** Waits for a pass in progress (shutdown, tests). */
+  async idle() {
+    while (this.running) await this.running;
+  }
+
+  private path(id: string) {
+    return join(this.dir, `${id}.json`);
+  }
+}

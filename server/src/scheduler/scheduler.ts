@@ -1,0 +1,107 @@
+import { runActions } from '../automation/actions.js';
+import { derive } from '../automation/sla.js';
+import type { Deps } from '../deps.js';
+import type { StoredTicket } from '../store/ticket-index.js';
+import type { KeyMode } from '../store/ticket-store.js';
+import { setStatus } from '../tickets/statuses.js';
+import { firstClosedStatus, isClosedStatus } from '../tickets/statuses.js';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+/**
+ * The in-process timer behind time-based settings. Each tick fires due escalations, closes idle
+ * tickets (autoclose) and sends due mail and webhook retries. Time comes from deps.clock, so tests move
+ * the clock and call tick() instead of waiting.
+ */
+export class Scheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+
+  constructor(private readonly deps: Deps) {}
+
+  start(everyMs: number) {
+    if (everyMs <= 0) return;
+    this.timer = setInterval(
+      () => void this.tick().catch((err: unknown) => this.deps.logger.error({ err }, 'scheduler tick failed')),
+      everyMs,
+    );
+    this.timer.unref();
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+
+  /** One pass; a tick while one runs waits for it instead of starting another. */
+  tick(): Promise<void> {
+    this.ticking ??= (async () => {
+      for (const mode of ['live', 'test'] as const) {
+        await this.escalate(mode);
+        await this.autoclose(mode);
+      }
+      await this.deps.outbox.process();
+    })().finally(() => (this.ticking = undefined));
+    return this.ticking;
+  }
+
+  /** Each entry fires once per ticket, when its condition still holds `after_minutes` after creation. */
+  private async escalate(mode: KeyMode) {
+    const config = this.deps.configStore.get();
+    if (!config.escalation.length) return;
+    const now = this.deps.clock().getTime();
+    const due: { id: string; entry: (typeof config.escalation)[number] }[] = [];
+    for (const t of this.deps.tickets[mode].scan()) {
+      if (isClosedStatus(config.statuses, t.item.status)) continue;
+      for (const entry of config.escalation) {
+        if (t.escalated.includes(entry.id)) continue;
+        if (Date.parse(t.item.created_at) + entry.after_minutes * MINUTE > now) continue;
+        if (entry.when === 'no_first_response' && t.firstResponseAt !== null) continue;
+        due.push({ id: t.item.id, entry });
+      }
+    }
+    for (const { id, entry } of due) {
+      const mark = (t: StoredTicket) => ({ ...t, escalated: [...(t.escalated ?? []), entry.id] });
+      await runActions(
+        this.deps,
+        mode,
+        id,
+        entry.actions,
+        { kind: 'escalation', id: entry.id },
+        'ticket.status_changed',
+        mark,
+      );
+    }
+  }
+
+  /** Tickets in the configured statuses with no word from the customer for `after_days` are closed. */
+  private async autoclose(mode: KeyMode) {
+    const config = this.deps.configStore.get();
+    const { autoclose } = config;
+    if (!autoclose.enabled || !autoclose.statuses.length) return;
+    const cutoff = this.deps.clock().getTime() - autoclose.after_days * DAY;
+    const idle = [...this.deps.tickets[mode].scan()]
+      .filter((t) => autoclose.statuses.includes(t.item.status) && Date.parse(t.lastCustomerAt) <= cutoff)
+      .map((t) => t.item.id);
+    for (const id of idle) {
+      let previous: StoredTicket | undefined;
+      const updated = await this.deps.tickets[mode].update(id, (current) => {
+        previous = current;
+        // Checked again under the ticket's lock: the customer may have written in the meantime.
+        const fresh = this.deps.configStore.get();
+        const last = current.replies.filter((r) => r.from_customer).at(-1)?.created_at ?? current.created_at;
+        if (!fresh.autoclose.statuses.includes(current.status) || Date.parse(last) > cutoff) return { ticket: current };
+        const at = this.deps.clock().toISOString();
+        return { ticket: derive(setStatus(current, firstClosedStatus(fresh.statuses), fresh.statuses, at), fresh) };
+      });
+      if (!updated || updated.status === previous?.status) continue;
+      await this.deps.events.emit({
+        type: 'ticket.status_changed',
+        mode,
+        actor: { kind: 'system', prefix: null },
+        ticket: updated,
+        previous,
+      });
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import { createHmac } from 'node:crypto';
+import type { ConfigData } from '../admin/schema.js';
+import type { Ticket } from '../api-types.js';
+import type { TicketEventType } from '../events.js';
+import { newId } from '../store/ids.js';
+import type { Job, Outbox } from '../outbox/outbox.js';
+import { fullView } from '../tickets/views.js';
+import type { WebhookLog } from './log.js';
+
+export interface WebhookJob {
+  url: string;
+  /** The body, fixed at enqueue time so every attempt sends (and signs) the same bytes. */
+  body: string;
+  event_id: string;
+  type: string;
+}
+
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (API.md, "Events"). */
+export function signature(secret: string, body: string, t: number): string {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+export function webhookSettings(config: ConfigData) {
+  const m = config.modules.find((x) => x.name === 'webhooks');
+  if (!m || !m.enabled || m.name !== 'webhooks' || !m.settings) return undefined;
+  return m.settings;
+}
+
+/** Queues one event for a URL; the outbox sends it and retries it. */
+export function enqueueWebhook(outbox: Outbox, url: string, type: TicketEventType, ticket: Ticket, at: Date) {
+  const eventId = newId('evt');
+  const body = JSON.stringify({ id: eventId, type, created_at: at.toISOString(), data: { ticket: fullView(ticket) } });
+  return outbox.enqueue<WebhookJob>('webhook', { url, body, event_id: eventId, type });
+}
+
+/** Sends one attempt; every attempt, good or bad, goes to webhook_log. Throws to ask for a retry. */
+export function webhookSender(config: () => ConfigData, log: WebhookLog, clock: () => Date) {
+  return async (job: Job) => {
+    const p = job.payload as WebhookJob;
+    const secret = webhookSettings(config())?.secret ?? null;
+    const t = Math.floor(clock().getTime() / 1000);
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'User-Agent': 'Ticketing-Webhooks/1',
+    };
+    if (secret) headers['Ticketing-Signature'] = signature(secret, p.body, t);
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await fetch(p.url, {
+        method: 'POST',
+        headers,
+        body: p.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+      });
+      status = res.status;
+      await res.body?.cancel().catch(() => {});
+      if (status < 200 || status > 299) error = `status ${status}`;
+    } catch (err) {
+      error =
+        (err as Error).name === 'TimeoutError'
+          ? `timeout after ${WEBHOOK_TIMEOUT_MS / 1000} s`
+          : (((err as Error).cause as Error)?.message ?? (err as Error).message);
+    }
+    await log.append({
+      id: newId('whl'),
+      at: clock().toISOString(),
+      event: p.type,
+      event_id: p.event_id,
+      url: p.url,
+      status_code: status,
+      ok: error === null,
+      attempt: job.attempts,
+      duration_ms: Math.round(performance.now() - started),
+      error,
+    });
+    if (error) throw new Error(error);
+  };
+}
+
+/** Every event of API.md the webhooks module subscribes to goes to its URL. */
+export function webhookListener(deps: { configStore: { get(): ConfigData }; outbox: Outbox; clock: () => Date }) {
+  return async (e: { type: TicketEventType; ticket: Ticket }) => {
+    const settings = webhookSettings(deps.configStore.get());
+    if (!settings || !settings.events.includes(e.type)) return;
+    await enqueueWebhook(deps.outbox, settings.url, e.type, e.ticket, deps.clock());
+  };
+}
