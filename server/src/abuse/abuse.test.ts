@@ -1,0 +1,172 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startReceiver } from '../test-support/receiver.js';
+import { createTicket, startServer, ticketInput, type TestServer } from '../test-support/server.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+async function server(env: Record<string, string> = {}): Promise<TestServer> {
+  const s = await startServer({ env });
+  cleanup.push(() => s.close());
+  return s;
+}
+
+describe('blocklists', () => {
+  it('refuse customers by email, domain, address range and keyword, and let support through', async () => {
+    const s = await server();
+    await s.call('POST', '/admin?r=blocklists', {
+      json: { emails: ['spammer@example.com'], domains: ['spam.example'], ips: ['10.0.0.0/8'], keywords: ['Casino'] },
+    });
+    const cases: [Record<string, unknown>, number][] = [
+      [{ email: 'SPAMMER@example.com' }, 403],
+      [{ email: 'bot@spam.example' }, 403],
+      [{ email: 'bot@mail.spam.example' }, 403],
+      [{ email: 'ok@notspam.example' }, 201],
+      [{ message: 'Best casino bonus' }, 403],
+      [{ subject: 'Teapot' }, 201],
+    ];
+    for (const [over, status] of cases) {
+      const res = await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput(over) });
+      expect(res.status, JSON.stringify(over)).toBe(status);
+      if (status === 403) expect(res.body.error.code).toBe('blocked');
+    }
+    expect(
+      (await s.call('POST', '/create', { key: s.keys.sk, json: ticketInput({ email: 'spammer@example.com' }) })).status,
+    ).toBe(201);
+    const t = await createTicket(s);
+    const reply = await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, message: 'casino!' } });
+    expect(reply.body.error.code).toBe('blocked');
+    expect((await s.call('GET', `/ticket?id=${t.id}`)).body.replies).toHaveLength(0);
+  });
+
+  it('match the client address, IPv6 and CIDR included', async () => {
+    const s = await server();
+    await s.call('POST', '/admin?r=blocklists', { json: { ips: ['127.0.0.0/8'] } });
+    const res = await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput() });
+    expect(res.body.error.code).toBe('blocked');
+    await s.call('POST', '/admin?r=blocklists', { json: { ips: ['127.0.0.2', '::1'] } });
+    expect((await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput() })).status).toBe(201);
+  });
+
+  it('uses X-Forwarded-For only behind a trusted proxy', async () => {
+    const s = await server({ TICKETING_TRUST_PROXY: 'on' });
+    await s.call('POST', '/admin?r=blocklists', { json: { ips: ['203.0.113.0/24'] } });
+    const res = await s.call('POST', '/create', {
+      key: s.keys.pk,
+      json: ticketInput(),
+      headers: { 'X-Forwarded-For': '203.0.113.9' },
+    });
+    expect(res.body.error.code).toBe('blocked');
+    const direct = await server();
+    await direct.call('POST', '/admin?r=blocklists', { json: { ips: ['203.0.113.0/24'] } });
+    const spoofed = await direct.call('POST', '/create', {
+      key: direct.keys.pk,
+      json: ticketInput(),
+      headers: { 'X-Forwarded-For': '203.0.113.9' },
+    });
+    expect(spoofed.status).toBe(201);
+  });
+});
+
+describe('Turnstile', () => {
+  async function withStandIn(respond: Parameters<typeof startReceiver>[0]) {
+    const standIn = await startReceiver(respond);
+    cleanup.push(() => standIn.close());
+    const s = await server({ TICKETING_TURNSTILE_VERIFY_URL: `${standIn.url}/siteverify` });
+    await s.call('POST', '/admin?r=turnstile', {
+      json: { enabled: true, site_key: '0x4AAA', secret: 'turnstile-secret' },
+    });
+    return { s, standIn };
+  }
+
+  it('verifies the token server-side and refuses a bad or missing one', async () => {
+    const { s, standIn } = await withStandIn((req) => ({
+      status: 200,
+      body: { success: new URLSearchParams(req.body).get('response') === 'good-token' },
+    }));
+    const ok = await s.call('POST', '/create', {
+      key: s.keys.pk,
+      json: ticketInput({ 'cf-turnstile-response': 'good-token' }),
+    });
+    expect(ok.status).toBe(201);
+    const sent = new URLSearchParams(standIn.received[0]!.body);
+    expect(sent.get('secret')).toBe('turnstile-secret');
+    expect(sent.get('remoteip')).toBe('127.0.0.1');
+    const bad = await s.call('POST', '/create', {
+      key: s.keys.pk,
+      json: ticketInput({ 'cf-turnstile-response': 'forged' }),
+    });
+    expect(bad.status).toBe(403);
+    expect(bad.body.error.code).toBe('captcha_failed');
+    const missing = await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput() });
+    expect(missing.body.error.code).toBe('captcha_failed');
+    expect(standIn.received).toHaveLength(2); // a missing token is refused without asking
+    expect((await s.call('POST', '/create', { key: s.keys.sk, json: ticketInput() })).status).toBe(201); // support is not asked
+    expect((await s.call('GET', '/list')).body.total).toBe(2);
+  });
+
+  it('fails closed with a clear message when verification times out', async () => {
+    const { s } = await withStandIn(() => ({ status: 200, body: { success: true }, delayMs: 8000 }));
+    const started = Date.now();
+    const res = await s.call('POST', '/create', {
+      key: s.keys.pk,
+      json: ticketInput({ 'cf-turnstile-response': 'tok' }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({
+      code: 'captcha_failed',
+      message: expect.stringMatching(/could not be verified/),
+    });
+    expect(Date.now() - started).toBeLessThan(7000);
+    expect((await s.call('GET', '/list')).body.total).toBe(0);
+  });
+});
+
+describe('modules switched off', () => {
+  it('answer 403 module_disabled to customers and show as off in /widget-config', async () => {
+    const s = await server();
+    const t = await createTicket(s);
+    await s.call('POST', '/admin?r=modules', { json: { modules: [{ name: 'webhooks', enabled: false }] } });
+    const config = await s.call('GET', '/widget-config', { key: s.keys.pk });
+    expect(config.body.modules).toEqual({ kb: false, uploads: false, rating: false, close_request: false });
+    const form = new FormData();
+    form.append('ticket_id', t.id);
+    form.append('file', new Blob(['x']), 'a.txt');
+    const calls = [
+      await s.call('GET', '/kb', { key: s.keys.pk }),
+      await s.call('POST', '/upload', { key: s.keys.pk, multipart: form }),
+      await s.call('POST', '/rate', { key: s.keys.pk, json: { ticket_id: t.id, score: 4 } }),
+      await s.call('POST', '/close-request', { key: s.keys.pk, json: { ticket_id: t.id } }),
+    ];
+    for (const res of calls) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('module_disabled');
+    }
+    const withFile = new FormData();
+    for (const [k, v] of Object.entries(ticketInput())) withFile.append(k, v as string);
+    withFile.append('attachments[]', new Blob(['x']), 'a.txt');
+    expect((await s.call('POST', '/create', { key: s.keys.pk, multipart: withFile })).body.error.code).toBe(
+      'module_disabled',
+    );
+    expect((await s.call('POST', '/rate', { json: { ticket_id: t.id, score: 4 } })).status).toBe(200); // support still can
+  });
+
+  it('form settings act: require_category and allow_attachments', async () => {
+    const s = await server();
+    await s.call('POST', '/admin?r=categories', { json: { categories: [{ id: 'orders', name: 'Orders' }] } });
+    await s.call('POST', '/admin?r=form', { json: { require_category: true, allow_attachments: false } });
+    expect((await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput() })).body.error.param).toBe(
+      'category',
+    );
+    expect(
+      (await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput({ category: 'orders' }) })).status,
+    ).toBe(201);
+    const withFile = new FormData();
+    for (const [k, v] of Object.entries(ticketInput({ category: 'orders' }))) withFile.append(k, v as string);
+    withFile.append('attachments[]', new Blob(['x']), 'a.txt');
+    expect((await s.call('POST', '/create', { key: s.keys.pk, multipart: withFile })).body.error.code).toBe(
+      'module_disabled',
+    );
+  });
+});

@@ -1,0 +1,92 @@
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** A real SMTP server on loopback that keeps what it receives. */
+export interface TestSmtp {
+  port: number;
+  received: ReceivedMail[];
+  /** Resolves once `count` messages have arrived (or rejects after `ms`). */
+  waitFor(count: number, ms?: number): Promise<ReceivedMail[]>;
+  close(): Promise<void>;
+}
+
+export async function startSmtp(port = 0): Promise<TestSmtp> {
+  const received: ReceivedMail[] = [];
+  const waiters: (() => void)[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, done) {
+      simpleParser(stream)
+        .then((mail: ParsedMail) => {
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            subject: mail.subject ?? '',
+            text: mail.text ?? '',
+            html: typeof mail.html === 'string' ? mail.html : '',
+          });
+          waiters.splice(0).forEach((w) => w());
+          done();
+        })
+        .catch(done);
+    },
+  });
+  await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
+  const actual = (server.server.address() as AddressInfo).port;
+  return {
+    port: actual,
+    received,
+    waitFor(count, ms = 10_000) {
+      return new Promise((ok, fail) => {
+        const timer = setTimeout(() => fail(new Error(`expected ${count} mails, got ${received.length}`)), ms);
+        const check = () => {
+          if (received.length >= count) {
+            clearTimeout(timer);
+            ok(received);
+          } else waiters.push(check);
+        };
+        check();
+      });
+    },
+    close: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+}
+
+/** A port that nothing listens on (yet): for "the SMTP server is down". */
+export async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((ok) => s.close(() => ok()));
+  return port;
+}
+
+/** A server that accepts TCP connections and never says a word: an SMTP server that never greets. */
+export async function startSilentServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const s: NetServer = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
+  return {
+    port: (s.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((ok) => {
+        sockets.forEach((x) => x.destroy());
+        s.close(() => ok());
+      }),
+  };
+}
