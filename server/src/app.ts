@@ -12,6 +12,7 @@ import { routeFactory } from './http/route.js';
 import { kbRoutes } from './kb/routes.js';
 import { portalRoutes } from './portal/routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { serveAssets, widgetAssets } from './static/assets.js';
 import { ticketRoutes } from './tickets/routes.js';
 
 /**
@@ -35,6 +36,10 @@ export function createApp(deps: Deps): Koa {
   app.use(requestId);
   app.use(accessLog(deps.logger));
   app.use(errorRenderer(deps.logger));
+  // The widget, for any page on any site: the panel is fetched by import(), which uses CORS.
+  const widget = widgetAssets();
+  if (!widget.size) deps.logger.warn('the widget is not built (widget/dist is empty): run pnpm build');
+  app.use(serveAssets(widget, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' }));
   app.use(legacyPhp);
   app.use(cors);
   app.use(router.routes());

@@ -1,8 +1,42 @@
+import { createWidget } from './host.js';
 import { readOptions } from './options.js';
+import type { PanelModule, TicketingHandle } from './types.js';
 
-// Placeholder loader until the widget issue lands: it validates the snippet and says so in the console.
-const script = document.currentScript as HTMLScriptElement | null;
-if (script) {
+// The panel's file name, hashed, is known only after the panel build (see vite.loader.config.ts).
+declare const __PANEL_FILE__: string;
+
+type Queued = unknown[];
+type Global = ((command: string, ...args: unknown[]) => unknown) &
+  Partial<TicketingHandle> & { q?: Queued[]; mounted?: true };
+
+/**
+ * The script-tag entry: reads data-*, installs window.Ticketing, replays calls queued by the snippet,
+ * and hands over to the host. Loading the script twice mounts once.
+ */
+(function start() {
+  const script = document.currentScript as HTMLScriptElement | null;
+  const w = window as unknown as { Ticketing?: Global };
+  if (!script || w.Ticketing?.mounted) return;
   const options = readOptions(script);
-  if ('error' in options) console.error(`[ticketing] ${options.error}`);
-}
+  if ('error' in options) {
+    console.error(`[ticketing] ${options.error}`);
+    return;
+  }
+  const panelUrl = new URL(__PANEL_FILE__, script.src).href;
+  const handle = createWidget(options, () => import(/* @vite-ignore */ panelUrl) as Promise<PanelModule>);
+  const queued = w.Ticketing?.q ?? [];
+  const api = ((command: string, ...args: unknown[]) => {
+    const fn = (handle as unknown as Record<string, (...a: unknown[]) => unknown>)[command];
+    if (typeof fn === 'function') return fn(...args);
+    console.error(`[ticketing] unknown command "${command}"`);
+  }) as Global;
+  Object.assign(api, handle, {
+    mounted: true,
+    destroy() {
+      handle.destroy();
+      delete w.Ticketing;
+    },
+  });
+  w.Ticketing = api;
+  for (const args of queued) api(...(args as [string, ...unknown[]]));
+})();

@@ -1,0 +1,87 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { Middleware } from 'koa';
+
+interface Asset {
+  body: Buffer;
+  gzip: Buffer;
+  br: Buffer;
+  type: string;
+  cache: string;
+}
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+// src/static/ and dist/static/ are both three levels below the repository root.
+export const WIDGET_DIST = fileURLToPath(new URL('../../../widget/dist/', import.meta.url));
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? (e.name.startsWith('.') ? [] : walk(join(dir, e.name))) : [join(dir, e.name)],
+  );
+}
+
+/**
+ * Files served from memory, compressed once at start (brotli and gzip), chosen per Accept-Encoding.
+ * `cacheFor(path)` decides the Cache-Control of each file.
+ */
+export function loadAssets(dir: string, prefix: string, cacheFor: (path: string) => string): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  if (!existsSync(dir)) return assets;
+  for (const file of walk(dir)) {
+    const rel = relative(dir, file).split(sep).join('/');
+    const ext = rel.slice(rel.lastIndexOf('.'));
+    const type = TYPES[ext];
+    if (!type) continue;
+    const body = readFileSync(file);
+    const path = `${prefix}${rel}`;
+    assets.set(path, {
+      body,
+      gzip: gzipSync(body, { level: 9 }),
+      br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+      type,
+      cache: cacheFor(path),
+    });
+  }
+  return assets;
+}
+
+/** The built widget: widget.js (a short cache, it names the current panel) and hashed, immutable panel files. */
+export function widgetAssets(dir = WIDGET_DIST): Map<string, Asset> {
+  const all = loadAssets(dir, '/', (path) =>
+    path === '/widget.js' ? 'public, max-age=300' : 'public, max-age=31536000, immutable',
+  );
+  return new Map([...all].filter(([path]) => path === '/widget.js' || path.startsWith('/widget/')));
+}
+
+export function serveAssets(assets: Map<string, Asset>, extraHeaders: Record<string, string> = {}): Middleware {
+  return async (ctx, next) => {
+    const asset = assets.get(ctx.path === '/' ? '/index.html' : ctx.path);
+    if (!asset || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    const accepts = ctx.get('Accept-Encoding');
+    ctx.vary('Accept-Encoding');
+    ctx.set('Cache-Control', asset.cache);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    for (const [k, v] of Object.entries(extraHeaders)) ctx.set(k, v);
+    ctx.type = asset.type;
+    if (/\bbr\b/.test(accepts)) {
+      ctx.set('Content-Encoding', 'br');
+      ctx.body = asset.br;
+    } else if (/\bgzip\b/.test(accepts)) {
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = asset.gzip;
+    } else {
+      ctx.body = asset.body;
+    }
+  };
+}

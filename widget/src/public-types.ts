@@ -1,0 +1,38 @@
+// The types a page or a bundler sees: the options of mount() and the handle it returns.
+
+export interface Identity {
+  name?: string;
+  email?: string;
+}
+
+export interface Prefill {
+  subject?: string;
+  message?: string;
+  category?: string;
+  fields?: Record<string, string>;
+}
+
+export type WidgetEvent = 'ready' | 'open' | 'close' | 'ticket:created' | 'reply:sent' | 'rated' | 'error';
+
+export interface WidgetOptions {
+  /** The public key (pk_live_… or pk_test_…). */
+  key: string;
+  /** The API base, e.g. https://support.example.com/v1. */
+  api: string;
+  open?: boolean;
+  locale?: string;
+  position?: 'bottom-right' | 'bottom-left';
+  /** Where the widget's host element goes; document.body by default. */
+  container?: HTMLElement;
+}
+
+/** What `window.Ticketing` and `mount()` give the page. */
+export interface TicketingHandle {
+  open(): void;
+  close(): void;
+  toggle(): void;
+  identify(identity: Identity): void;
+  prefill(prefill: Prefill): void;
+  on(event: WidgetEvent, handler: (detail?: unknown) => void): () => void;
+  destroy(): void;
+}

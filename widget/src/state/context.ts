@@ -1,0 +1,14 @@
+import { createContext } from 'preact';
+import { useContext, useEffect } from 'preact/hooks';
+import type { Store } from './store.js';
+
+export const StoreContext = createContext<Store | null>(null);
+export const useStore = () => useContext(StoreContext)!;
+
+/** Runs `fn(value)` once `value` has stopped changing for `ms` (search as you type). */
+export function useDebounced<T>(value: T, ms: number, fn: (value: T) => void) {
+  useEffect(() => {
+    const timer = setTimeout(() => fn(value), ms);
+    return () => clearTimeout(timer);
+  }, [value]);
+}
