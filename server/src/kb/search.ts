@@ -43,8 +43,9 @@ export function rankArticles(articles: Article[], query: string): Article[] {
 export function excerpt(body: string, max = 160): string {
   const plain = body
     .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[#>*_`~|-]+/g, ' ')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // links and images: their text
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '') // headings, quotes, list markers
+    .replace(/(\*\*|__|\*|_|`|~~)/g, '') // emphasis and code marks
     .replace(/\s+/g, ' ')
     .trim();
   return plain.length <= max ? plain : `${plain.slice(0, max - 1).replace(/\s+\S*$/, '')}…`;

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Middleware } from 'koa';
@@ -22,8 +22,9 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-// src/static/ and dist/static/ are both three levels below the repository root.
-export const WIDGET_DIST = fileURLToPath(new URL('../../../widget/dist/', import.meta.url));
+// src/static/ and dist/static/ are both three levels below the repository root. (path, not
+// `new URL(…, import.meta.url)`, which bundlers rewrite as an asset reference.)
+export const WIDGET_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'widget', 'dist');
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

@@ -1,0 +1,62 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../test-support/server.js';
+import { WIDGET_DIST } from './assets.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  if (!existsSync(join(WIDGET_DIST, 'widget.js')))
+    throw new Error('widget/dist is missing: run `pnpm build` first (pnpm test does)');
+  s = await startServer();
+});
+afterAll(() => s.close());
+
+describe('the widget files', () => {
+  it('serves widget.js with a short cache, compressed, to any site', async () => {
+    const raw = readFileSync(join(WIDGET_DIST, 'widget.js'));
+    const br = await fetch(`${s.url}/widget.js`, { headers: { 'Accept-Encoding': 'br' } });
+    expect(br.status).toBe(200);
+    expect(br.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(br.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(br.headers.get('content-encoding')).toBe('br');
+    expect(br.headers.get('vary')).toContain('Accept-Encoding');
+    expect(br.headers.get('access-control-allow-origin')).toBe('*');
+    // fetch decodes; compare with the file on disk
+    expect(Buffer.from(await br.arrayBuffer()).equals(raw)).toBe(true);
+    const plain = await fetch(`${s.url}/widget.js`, { headers: { 'Accept-Encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(Number(plain.headers.get('content-length'))).toBe(raw.length);
+  });
+
+  it('serves the hashed panel files as immutable, the way widget.js names them', async () => {
+    const loader = readFileSync(join(WIDGET_DIST, 'widget.js'), 'utf8');
+    const panel = /widget\/panel-[\w-]+\.js/.exec(loader)![0];
+    const res = await fetch(`${s.url}/${panel}`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    expect(res.headers.get('access-control-allow-origin')).toBe('*'); // import() fetches modules with CORS
+    expect((await res.text()).length).toBeGreaterThan(1000);
+    // gzip and brotli decode to the same bytes
+    const raw = readFileSync(join(WIDGET_DIST, panel.replace('widget/', 'widget/')));
+    const { request } = await import('node:http');
+    const compressed = (enc: string) =>
+      new Promise<Buffer>((ok) =>
+        request(`${s.url}/${panel}`, { headers: { 'Accept-Encoding': enc } }, (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => ok(Buffer.concat(chunks)));
+        }).end(),
+      );
+    expect(gunzipSync(await compressed('gzip')).equals(raw)).toBe(true);
+    expect(brotliDecompressSync(await compressed('br')).equals(raw)).toBe(true);
+  });
+
+  it('answers 404 for files that are not there, and never serves the build manifest', async () => {
+    expect((await fetch(`${s.url}/widget/nope.js`)).status).toBe(404);
+    expect((await fetch(`${s.url}/.vite/manifest.json`)).status).toBe(404);
+    expect((await fetch(`${s.url}/lib/index.js`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,115 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { $, mountWidget, server, support, until, type Mounted, type TestServer } from './test-support/widget.js';
+
+let s: TestServer;
+let w: Mounted | undefined;
+beforeAll(async () => {
+  s = await server();
+});
+afterAll(() => s.close());
+afterEach(() => {
+  w?.handle.destroy();
+  w = undefined;
+});
+
+describe('the launcher', () => {
+  it('appears once the configuration has arrived, labelled, coloured and placed from the design', async () => {
+    await support(s, 'POST', '/admin?r=design', {
+      primary_color: '#fde047',
+      position: 'bottom-left',
+      launcher_label: null,
+    });
+    w = mountWidget(s);
+    const button = $<HTMLButtonElement>(w.root, 'button.launcher');
+    expect(button.hidden).toBe(true);
+    await until(() => expect(button.hidden).toBe(false));
+    expect(button.getAttribute('aria-label')).toBe('Contact support');
+    expect(button.getAttribute('aria-expanded')).toBe('false');
+    expect(w.host.getAttribute('data-position')).toBe('bottom-left');
+    expect(w.host.style.getPropertyValue('--tk-primary')).toBe('#fde047');
+    expect(w.host.style.getPropertyValue('--tk-on-primary')).toBe('#000'); // dark text on yellow
+    expect(w.root.adoptedStyleSheets.length).toBe(1);
+    expect(document.querySelectorAll('style').length).toBe(0); // no global CSS
+  });
+
+  it('speaks German, and data-position and data-locale override the design', async () => {
+    await support(s, 'POST', '/admin?r=design', { locale: 'de' });
+    w = mountWidget(s);
+    await until(() => expect($(w!.root, 'button.launcher').getAttribute('aria-label')).toBe('Support kontaktieren'));
+    w.handle.destroy();
+    w = mountWidget(s, { locale: 'en', position: 'bottom-left' });
+    await until(() => expect($(w!.root, 'button.launcher').getAttribute('aria-label')).toBe('Contact support'));
+    expect(w.host.getAttribute('data-position')).toBe('bottom-left');
+    await support(s, 'POST', '/admin?r=design', {});
+  });
+
+  it('loads the panel on first open, not before; prefetches it on hover', async () => {
+    const events: string[] = [];
+    w = mountWidget(s);
+    w.handle.on('ready', () => events.push('ready'));
+    w.handle.on('open', () => events.push('open'));
+    w.handle.on('close', () => events.push('close'));
+    const button = $<HTMLButtonElement>(w.root, 'button.launcher');
+    await until(() => expect(events).toEqual(['ready']));
+    expect(w.loads()).toBe(0);
+    button.dispatchEvent(new Event('mouseenter'));
+    expect(w.loads()).toBe(1);
+    button.click();
+    const dialog = await until(() => $(w!.root, '[role="dialog"]'));
+    expect(w.loads()).toBe(1);
+    expect(dialog.getAttribute('aria-labelledby')).toBe('tk-title');
+    expect($(w.root, '#tk-title').textContent).toBe('Support');
+    expect(button.getAttribute('aria-expanded')).toBe('true');
+    expect(events).toEqual(['ready', 'open']);
+    // Focus moved into the dialog.
+    await until(() => expect(dialog.contains(w!.root.activeElement)).toBe(true));
+    // Escape closes, and focus goes back to the launcher.
+    dialog.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    await until(() => expect(w!.root.querySelector('[role="dialog"]')).toBeNull());
+    expect(w.root.activeElement).toBe(button);
+    expect(button.getAttribute('aria-expanded')).toBe('false');
+    expect(events).toEqual(['ready', 'open', 'close']);
+    w.handle.toggle();
+    await until(() => $(w!.root, '[role="dialog"]'));
+    w.handle.toggle();
+    await until(() => expect(w!.root.querySelector('[role="dialog"]')).toBeNull());
+  });
+
+  it('opens on load with open: true, and an unsubscribed handler hears nothing', async () => {
+    let opens = 0;
+    w = mountWidget(s, { open: true });
+    const off = w.handle.on('open', () => opens++);
+    off();
+    await until(() => $(w!.root, '[role="dialog"]'));
+    expect(opens).toBe(0);
+  });
+
+  it('says what went wrong with a bad key, and shows nothing', async () => {
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args.join(' '));
+    try {
+      w = mountWidget(s, { key: `pk_live_${'x'.repeat(30)}` });
+      await until(() => expect(errors.join('\n')).toMatch(/\[ticketing\] could not start/));
+      expect($<HTMLButtonElement>(w.root, 'button.launcher').hidden).toBe(true);
+    } finally {
+      console.error = original;
+    }
+  });
+
+  it('destroy() removes every node, listener and timer', async () => {
+    w = mountWidget(s, { open: true });
+    await until(() => $(w!.root, '[role="dialog"]'));
+    const before = document.body.children.length;
+    w.handle.destroy();
+    expect(document.querySelector('[data-ticketing]')).toBeNull();
+    expect(document.body.children.length).toBe(before - 1);
+    let heard = 0;
+    w.handle.on('open', () => heard++);
+    w.handle.open(); // after destroy: nothing happens
+    await new Promise((r) => setTimeout(r, 100));
+    expect(document.querySelector('[data-ticketing]')).toBeNull();
+    expect(heard).toBe(0);
+    w = undefined;
+  });
+});

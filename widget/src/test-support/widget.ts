@@ -1,0 +1,90 @@
+import { request } from 'node:http';
+import { startServer, type TestServer } from '../../../server/src/test-support/server.js';
+import { createWidget } from '../host.js';
+import type { TicketingHandle, WidgetOptions } from '../types.js';
+
+export type { TestServer };
+
+/** A real Ticketing server on loopback with a fresh data directory, for the widget to talk to. */
+export async function server(): Promise<TestServer> {
+  return startServer();
+}
+
+export interface Mounted {
+  handle: TicketingHandle;
+  host: HTMLElement;
+  root: ShadowRoot;
+  /** How often the panel module was requested. */
+  loads: () => number;
+}
+
+/** Mounts the widget as the loader does, with the panel imported from source. */
+export function mountWidget(s: TestServer, options: Partial<WidgetOptions> = {}): Mounted {
+  let loads = 0;
+  const handle = createWidget({ key: s.keys.pk, api: s.base, ...options }, () => {
+    loads++;
+    return import('../panel/panel.js');
+  });
+  const host = document.querySelector<HTMLElement>('[data-ticketing]')!;
+  return { handle, host, root: host.shadowRoot!, loads: () => loads };
+}
+
+/** Resolves when `check` stops throwing (DOM updates after real network round trips). */
+export async function until<T>(check: () => T, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      return check();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 15));
+    }
+  }
+}
+
+export const $ = <T extends Element = HTMLElement>(root: ParentNode, selector: string) => {
+  const el = root.querySelector<T>(selector);
+  if (!el) throw new Error(`no ${selector}`);
+  return el;
+};
+
+/** Types into an input the way a person does: value, then an input event. */
+export function type(el: HTMLInputElement | HTMLTextAreaElement, value: string) {
+  el.value = value;
+  el.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+export function byText(root: ParentNode, selector: string, text: string | RegExp): HTMLElement {
+  const found = [...root.querySelectorAll<HTMLElement>(selector)].find((e) =>
+    typeof text === 'string' ? e.textContent?.trim() === text : text.test(e.textContent ?? ''),
+  );
+  if (!found) throw new Error(`no ${selector} with text ${text}`);
+  return found;
+}
+
+/**
+ * Support's side of a test (a secret key, /admin, /reply as support), over node:http: the page's
+ * fetch (happy-dom's) enforces CORS, and endpoints for secret keys rightly send no CORS headers.
+ */
+export function support(
+  s: TestServer,
+  method: string,
+  path: string,
+  json?: unknown,
+  key = s.keys.sk,
+): Promise<{ status: number; body: any }> {
+  return new Promise((ok, fail) => {
+    const body = json === undefined ? undefined : JSON.stringify(json);
+    const req = request(`${s.base}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${key}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => ok({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
