@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { adminRoutes } from './admin/routes.js';
 import type { Deps } from './deps.js';
 import { fileRoutes } from './files/routes.js';
@@ -19,7 +19,7 @@ import { ticketRoutes } from './tickets/routes.js';
  * The whole middleware order on one screen. Each route adds, in this order, the key check, the
  * permission check and the rate limit (http/route.ts); handlers read the body after those.
  */
-export function createApp(deps: Deps): Koa {
+export function createApp(deps: Deps, extra: { site?: Middleware } = {}): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   // Errors are rendered and logged by errorRenderer; this catches the rare one outside any request.
   app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
@@ -40,6 +40,7 @@ export function createApp(deps: Deps): Koa {
   const widget = widgetAssets();
   if (!widget.size) deps.logger.warn('the widget is not built (widget/dist is empty): run pnpm build');
   app.use(serveAssets(widget, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' }));
+  if (extra.site) app.use(extra.site); // the demo pages, in demo mode only
   app.use(legacyPhp);
   app.use(cors);
   app.use(router.routes());

@@ -18,7 +18,10 @@ import { webhookListener, webhookSender } from './webhooks/deliver.js';
 import { checkEnvKeys, createKey, KeyRing } from './keys/keys.js';
 import { AppendLog } from './store/append-log.js';
 import type { WebhookLogEntry } from './webhooks/log.js';
-import { openConfigStore } from './store/config-store.js';
+import { openConfigStore, type ConfigStore } from './store/config-store.js';
+import { readDemoKeys, writeDemoKeys } from './demo/keys-file.js';
+import { seedDemo } from './demo/seed.js';
+import { demoSite } from './demo/site.js';
 import { FileTicketStore } from './store/file-ticket-store.js';
 import { acquireLock } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
@@ -30,6 +33,8 @@ export interface BootOptions {
   clock?: () => Date;
   /** Where the human-readable lines go (the URL, first keys). */
   print?: (line: string) => void;
+  /** Demo mode: seed a fresh directory, serve demo-site at /, keep and print the demo keys. */
+  demo?: boolean;
 }
 
 export interface RunningServer {
@@ -61,7 +66,11 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   const lock = acquireLock(dataDir);
   try {
     const configStore = await openConfigStore(dataDir);
-    if (configStore.created && configStore.get().keys.length === 0) await createFirstKeys(configStore, print);
+    let firstKeys: { pk: string; sk: string } | undefined;
+    if (configStore.created && configStore.get().keys.length === 0)
+      firstKeys = await createFirstKeys(configStore, options.demo ? () => {} : print);
+    if (options.demo && configStore.created) await seedDemo(configStore, clock());
+    const demoKeys = options.demo ? await ensureDemoKeys(dataDir, configStore, firstKeys) : undefined;
     const [live, test] = await Promise.all([
       FileTicketStore.open(dataDir, 'live'),
       FileTicketStore.open(dataDir, 'test'),
@@ -99,7 +108,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     deps.events.on(webhookListener(deps));
     deps.events.on(auditTicketEvents(audit, clock));
     const scheduler = new Scheduler(deps);
-    const app = createApp(deps);
+    const app = createApp(deps, demoKeys ? { site: demoSite({ publicKey: demoKeys.pk, apiOrigin: '' }) } : {});
     const server = createServer(app.callback());
     Object.assign(server, SERVER_TIMEOUTS);
     await new Promise<void>((ok, fail) => {
@@ -112,6 +121,18 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     logger.info({ tickets: { live: live.size, test: test.size }, outbox: outbox.pending.length, dataDir }, 'started');
     scheduler.start(config.schedulerMs);
     void outbox.process(); // what was pending before a restart goes out now
+    if (demoKeys) {
+      await writeDemoKeys(dataDir, { publicKey: demoKeys.pk, secretKey: demoKeys.sk, url });
+      print('');
+      print(`Ticketing demo: open ${url}/ in your browser (the shop page with the widget).`);
+      print(`  public key (in the pages): ${demoKeys.pk}`);
+      print(`  secret key (support):      ${demoKeys.sk}`);
+      print('Play support from another terminal:');
+      print('  pnpm demo:tickets                        list tickets');
+      print('  pnpm demo:reply <ticket id> "Thanks!"    answer as support');
+      print('  pnpm demo:close <ticket id>              close a ticket (the customer can then rate it)');
+      print('');
+    }
     print(`listening on ${url}`);
 
     let closing: Promise<void> | undefined;
@@ -141,10 +162,22 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   }
 }
 
-async function createFirstKeys(
-  configStore: Awaited<ReturnType<typeof openConfigStore>>,
-  print: (line: string) => void,
+/** The demo's keys: the first keys of a fresh demo directory, else those it kept, else a new pair. */
+async function ensureDemoKeys(
+  dataDir: string,
+  configStore: ConfigStore,
+  first: { pk: string; sk: string } | undefined,
 ) {
+  if (first) return first;
+  const kept = readDemoKeys(dataDir);
+  if (kept) return { pk: kept.publicKey, sk: kept.secretKey };
+  const pk = createKey('public', 'live', { label: 'demo' });
+  const sk = createKey('secret', 'live', { label: 'demo' });
+  await configStore.update((d) => void d.keys.push(pk.stored, sk.stored));
+  return { pk: pk.key, sk: sk.key };
+}
+
+async function createFirstKeys(configStore: ConfigStore, print: (line: string) => void) {
   const pk = createKey('public', 'live', { label: 'created on first start' });
   const sk = createKey('secret', 'live', { label: 'created on first start' });
   await configStore.update((d) => {
@@ -153,4 +186,5 @@ async function createFirstKeys(
   print('Created your first API keys. They are shown once; the secret key is stored only as a hash.');
   print(`  public key (widget, customers): ${pk.key}`);
   print(`  secret key (support, /admin):   ${sk.key}`);
+  return { pk: pk.key, sk: sk.key };
 }

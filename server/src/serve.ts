@@ -4,9 +4,9 @@ import { LockError } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
 
 /** Boots from the environment, stops cleanly on SIGINT/SIGTERM, and turns start-up failures into a message and exit code 1. */
-export async function serve() {
+export async function serve(options: { demo?: boolean } = {}) {
   try {
-    const running = await boot(loadConfig());
+    const running = await boot(loadConfig(), options);
     const stop = (signal: string) => {
       running.deps.logger.info({ signal }, 'stopping');
       void running.close().then(() => process.exit(0));
