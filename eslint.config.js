@@ -21,4 +21,9 @@ export default tseslint.config(
     files: ['**/*.test.ts', '**/test-support/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  {
+    // The demo pages' own small scripts run in the browser, next to the snippet's global.
+    files: ['demo-site/*.js'],
+    languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly', Ticketing: 'writable' } },
+  },
 );

@@ -106,6 +106,12 @@ export async function openPage(
 export async function openWidget(page: Page) {
   await page.locator('[data-ticketing] button.launcher').click();
   await page.getByRole('dialog').waitFor();
+  // Let the short opening animation finish before anything looks at pixels.
+  await page.waitForFunction(
+    () =>
+      document.querySelector('[data-ticketing]')!.shadowRoot!.querySelector('[role="dialog"]')!.getAnimations()
+        .length === 0,
+  );
 }
 
 export const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}${name}.png` });
