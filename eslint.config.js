@@ -24,6 +24,9 @@ export default tseslint.config(
   {
     // The demo pages' own small scripts run in the browser, next to the snippet's global.
     files: ['demo-site/*.js'],
-    languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly', Ticketing: 'writable' } },
+    languageOptions: {
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', Ticketing: 'writable' },
+    },
   },
 );
