@@ -96,7 +96,7 @@ describe('a customer, start to finish, in Chromium', () => {
   it('replays calls queued before the script loaded', async () => {
     const { page, context } = await openPage(stack, 'queued-calls.html');
     await page.getByRole('dialog').waitFor();
-    await expect(page.locator('#events').textContent()).resolves.toBe('Events: ready open ');
+    await expect(page.locator('#events').textContent()).resolves.toBe('ready open ');
     await page.getByRole('button', { name: 'New ticket' }).click();
     await expect(page.getByLabel('Name').inputValue()).resolves.toBe('Ada Lovelace');
     await expect(page.getByLabel('Email').inputValue()).resolves.toBe('ada@example.com');
