@@ -6,8 +6,9 @@ import type { Middleware } from 'koa';
 
 interface Asset {
   body: Buffer;
-  gzip: Buffer;
-  br: Buffer;
+  /** Compressed on first request, then kept: brotli at quality 11 costs ~0.1 s, not worth paying at start. */
+  gzip?: Buffer;
+  br?: Buffer;
   type: string;
   cache: string;
 }
@@ -33,7 +34,7 @@ function walk(dir: string): string[] {
 }
 
 /**
- * Files served from memory, compressed once at start (brotli and gzip), chosen per Accept-Encoding.
+ * Files served from memory, compressed once (brotli and gzip, on first request), chosen per Accept-Encoding.
  * `cacheFor(path)` decides the Cache-Control of each file.
  */
 export function loadAssets(dir: string, prefix: string, cacheFor: (path: string) => string): Map<string, Asset> {
@@ -46,13 +47,7 @@ export function loadAssets(dir: string, prefix: string, cacheFor: (path: string)
     if (!type) continue;
     const body = readFileSync(file);
     const path = `${prefix}${rel}`;
-    assets.set(path, {
-      body,
-      gzip: gzipSync(body, { level: 9 }),
-      br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
-      type,
-      cache: cacheFor(path),
-    });
+    assets.set(path, { body, type, cache: cacheFor(path) });
   }
   return assets;
 }
@@ -77,10 +72,10 @@ export function serveAssets(assets: Map<string, Asset>, extraHeaders: Record<str
     ctx.type = asset.type;
     if (/\bbr\b/.test(accepts)) {
       ctx.set('Content-Encoding', 'br');
-      ctx.body = asset.br;
+      ctx.body = asset.br ??= brotliCompressSync(asset.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
     } else if (/\bgzip\b/.test(accepts)) {
       ctx.set('Content-Encoding', 'gzip');
-      ctx.body = asset.gzip;
+      ctx.body = asset.gzip ??= gzipSync(asset.body, { level: 9 });
     } else {
       ctx.body = asset.body;
     }

@@ -30,7 +30,7 @@ import {
   TicketQuery,
 } from './schema.js';
 import { firstClosedStatus, firstOpenStatus, isClosedStatus, setStatus } from './statuses.js';
-import { viewFor } from './views.js';
+import { fullView, publicView, viewFor } from './views.js';
 
 export function ticketRoutes(route: Route, deps: Deps) {
   const now = () => deps.clock().toISOString();
@@ -165,8 +165,7 @@ export function ticketRoutes(route: Route, deps: Deps) {
     const query = validate(TicketQuery, ctx.query);
     requireEmailForPublic(ctx, query.email);
     const ticket = await findTicket(ctx, deps, query.id, query.email);
-    const body = JSON.stringify(viewFor(ctx.state.auth, ticket));
-    const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+    const { body, etag } = serializedView(ctx.state.auth.kind, ticket);
     ctx.set('Cache-Control', 'private, no-cache');
     ctx.set('ETag', etag);
     if (matchesEtag(ctx.get('If-None-Match'), etag)) {
@@ -307,6 +306,19 @@ export function ticketRoutes(route: Route, deps: Deps) {
       return { ...t, rating: { score: input.score, comment: input.comment ?? null, rated_at: at }, updated_at: at };
     });
   });
+}
+
+// Tickets from the store are immutable (a write makes a new object), so a view's JSON and ETag can be
+// kept per ticket object and per key kind: a poll of an unchanged ticket serialises and hashes nothing.
+const views = new WeakMap<Ticket, Partial<Record<'public' | 'secret', { body: string; etag: string }>>>();
+
+function serializedView(kind: 'public' | 'secret', ticket: Ticket) {
+  let forTicket = views.get(ticket);
+  if (!forTicket) views.set(ticket, (forTicket = {}));
+  return (forTicket[kind] ??= (() => {
+    const body = JSON.stringify(kind === 'secret' ? fullView(ticket) : publicView(ticket));
+    return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+  })());
 }
 
 /** RFC 9110 If-None-Match: a list of tags (weak or strong) or "*". */
