@@ -9,13 +9,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
 import { load, type LoadResult } from './load.js';
 import { seed } from './seed.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const KEYS = { pk: `pk_live_${'P'.repeat(30)}`, sk: `sk_live_${'S'.repeat(30)}` };
 const auth = { Authorization: `Bearer ${KEYS.sk}` };
 
@@ -348,18 +348,7 @@ async function widgetInChromium() {
   });
   await new Promise<void>((ok) => pages.listen(0, '127.0.0.1', ok));
   const site = `http://localhost:${(pages.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const RUNS = 7;
   const mainThread: number[] = [];
   const baseline: number[] = [];

@@ -2,20 +2,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startServer, type TestServer } from '../../server/src/test-support/server.js';
 import { startDemoSite } from '../../server/src/test-support/site.js';
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
-
-// Headless Chromium as root, on a machine without outside network: no sandbox, no background traffic.
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 export interface Stack {
   api: TestServer;
@@ -51,7 +40,7 @@ export async function startStack(): Promise<Stack> {
     await api.call('POST', '/admin?r=kb', { json: { title, body, published: true } });
   }
   const site = await startDemoSite(api.keys.pk, api.url);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   mkdirSync(SHOTS, { recursive: true });
   return {
     api,
