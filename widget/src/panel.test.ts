@@ -1,3 +1,4 @@
+import { fireEvent } from '@testing-library/preact';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   $,
@@ -50,7 +51,7 @@ async function open(options = {}) {
   await until(() => $(w!.root, '[role="dialog"]'));
   return w.root;
 }
-const click = (el: HTMLElement) => el.click();
+const click = (el: HTMLElement) => fireEvent.click(el);
 
 describe('home', () => {
   it('greets, searches the knowledge base while typing, and opens an article rendered safely', async () => {
@@ -91,9 +92,7 @@ describe('new ticket', () => {
     await until(() => $(root, '#tk-subject'));
     expect($<HTMLInputElement>(root, '#tk-name').value).toBe('Ada');
     expect($<HTMLInputElement>(root, '#tk-email').value).toBe('ada@example.com');
-    const select = $<HTMLSelectElement>(root, '#tk-category');
-    select.value = 'orders';
-    select.dispatchEvent(new Event('change', { bubbles: true }));
+    fireEvent.change($<HTMLSelectElement>(root, '#tk-category'), { target: { value: 'orders' } });
     await until(() => $(root, '#tk-f-order_id'));
     type($(root, '#tk-f-order_id'), '42');
     type($(root, '#tk-subject'), 'Refund for order 42');
@@ -169,8 +168,7 @@ describe('new ticket', () => {
     const big = new File([new Uint8Array(5 * 1024 * 1024 + 1)], 'huge.txt');
     const exe = new File(['MZ'], 'tool.exe');
     const ok = new File(['hello'], 'notes.txt');
-    Object.defineProperty(input, 'files', { value: [big, exe, ok], configurable: true });
-    input.dispatchEvent(new Event('change', { bubbles: true }));
+    fireEvent.change(input, { target: { files: [big, exe, ok] } });
     await until(() => byText(root, '.chip', /notes\.txt/));
     expect(root.querySelectorAll('.chip')).toHaveLength(1);
     expect($(root, '#tk-files-err').textContent).toMatch(/tool\.exe/);

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { fireEvent, waitFor, within } from '@testing-library/preact';
 import { startServer, type TestServer } from '../../../server/src/test-support/server.js';
 import { createWidget } from '../host.js';
 import type { TicketingHandle, WidgetOptions } from '../types.js';
@@ -30,17 +31,7 @@ export function mountWidget(s: TestServer, options: Partial<WidgetOptions> = {})
 }
 
 /** Resolves when `check` stops throwing (DOM updates after real network round trips). */
-export async function until<T>(check: () => T, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    try {
-      return check();
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 15));
-    }
-  }
-}
+export const until = <T>(check: () => T, ms = 5000): Promise<T> => waitFor(check, { timeout: ms });
 
 export const $ = <T extends Element = HTMLElement>(root: ParentNode, selector: string) => {
   const el = root.querySelector<T>(selector);
@@ -48,19 +39,13 @@ export const $ = <T extends Element = HTMLElement>(root: ParentNode, selector: s
   return el;
 };
 
-/** Types into an input the way a person does: value, then an input event. */
-export function type(el: HTMLInputElement | HTMLTextAreaElement, value: string) {
-  el.value = value;
-  el.dispatchEvent(new Event('input', { bubbles: true }));
-}
+/** Types into an input as a person does: the value changes, then an input event. */
+export const type = (el: HTMLInputElement | HTMLTextAreaElement, value: string) =>
+  fireEvent.input(el, { target: { value } });
 
-export function byText(root: ParentNode, selector: string, text: string | RegExp): HTMLElement {
-  const found = [...root.querySelectorAll<HTMLElement>(selector)].find((e) =>
-    typeof text === 'string' ? e.textContent?.trim() === text : text.test(e.textContent ?? ''),
-  );
-  if (!found) throw new Error(`no ${selector} with text ${text}`);
-  return found;
-}
+/** The element matching `selector` whose own text is `text`, searched inside the shadow root. */
+export const byText = (root: ShadowRoot | ParentNode, selector: string, text: string | RegExp): HTMLElement =>
+  within(root as unknown as HTMLElement).getByText(text, { selector });
 
 /**
  * Support's side of a test (a secret key, /admin, /reply as support), over node:http: the page's
