@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+// The long reliability runs (fuzzing, crash trials): `pnpm test:long`, also run by .ci/run.
+export default defineConfig({
+  test: {
+    include: ['src/**/*.long.test.ts'],
+    testTimeout: 600_000,
+    hookTimeout: 60_000,
+    fileParallelism: false,
+  },
+});
