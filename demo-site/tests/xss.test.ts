@@ -74,4 +74,32 @@ describe('an XSS corpus', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it('never renders a downloaded file, however much it looks like a page', async () => {
+    const t = await stack.api.call('POST', '/create', {
+      key: stack.api.keys.pk,
+      json: { name: 'D', email: 'd@example.com', subject: 'file', message: 'm' },
+    });
+    const form = new FormData();
+    form.append('ticket_id', t.body.id);
+    form.append(
+      'file',
+      new Blob(['<!doctype html><html><body><script>alert(1);window.__xss++</script>Rendered!</body></html>']),
+      'page.html.txt',
+    );
+    const file = (await stack.api.call('POST', '/upload', { multipart: form })).body;
+    const context = await stack.browser.newContext({
+      acceptDownloads: true,
+      extraHTTPHeaders: { Authorization: `Bearer ${stack.api.keys.pk}` },
+    });
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => void dialogs.push(d.message()));
+    const url = `${stack.api.url}/v1/file?ticket_id=${t.body.id}&file_id=${file.id}&email=d%40example.com`;
+    const [download] = await Promise.all([page.waitForEvent('download'), page.goto(url).catch(() => null)]);
+    expect(download.suggestedFilename()).toBe('page.html.txt');
+    expect(await page.content()).not.toContain('Rendered!');
+    expect(dialogs).toEqual([]);
+    await context.close();
+  });
 });
