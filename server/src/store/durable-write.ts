@@ -1,5 +1,6 @@
 import { open, rename, unlink, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { faultPoint } from './faults.js';
 import { randomToken } from './ids.js';
 
 export const TEMP_SUFFIX = '.tmp';
@@ -10,9 +11,12 @@ export const TEMP_SUFFIX = '.tmp';
  */
 export async function writeFileDurable(path: string, data: string | Uint8Array): Promise<void> {
   const temp = `${path}.${randomToken(8)}${TEMP_SUFFIX}`;
+  faultPoint('open', temp);
   const handle = await open(temp, 'w', 0o600);
   try {
+    faultPoint('write', temp);
     await handle.writeFile(data);
+    faultPoint('fsync', temp);
     await handle.sync();
   } catch (err) {
     await handle.close().catch(() => {});
@@ -21,6 +25,7 @@ export async function writeFileDurable(path: string, data: string | Uint8Array):
   }
   await handle.close();
   try {
+    faultPoint('rename', path);
     await rename(temp, path);
   } catch (err) {
     await unlink(temp).catch(() => {});
@@ -32,6 +37,7 @@ export async function writeFileDurable(path: string, data: string | Uint8Array):
 /** Removes a file and makes the removal durable. Missing files are fine. */
 export async function unlinkDurable(path: string): Promise<void> {
   try {
+    faultPoint('unlink', path);
     await unlink(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
@@ -48,6 +54,7 @@ export async function unlinkDurable(path: string): Promise<void> {
 export const syncDir = (dir: string): Promise<void> => fsyncDir(dir);
 
 async function fsyncDir(dir: string): Promise<void> {
+  faultPoint('fsync-dir', dir);
   const handle = await open(dir, 'r');
   try {
     await handle.sync();

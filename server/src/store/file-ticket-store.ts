@@ -144,16 +144,22 @@ export class FileTicketStore implements TicketStore {
       const current = await this.get(id);
       if (!current) return undefined;
       const next = await change(current);
-      await this.writeChange(next);
+      await this.writeChange(next, current);
       this.index.put(next.ticket);
       this.remember(next.ticket);
       return next.ticket;
     });
   }
 
-  /** Files first, then the ticket that names them: a crash in between leaves only unreferenced bytes. */
-  private async writeChange({ ticket, files = [] }: TicketChange) {
+  /**
+   * Files first, then the ticket that names them. If anything fails, whatever this write put on disk
+   * is taken back: its files, and the ticket file itself (restored to `previous`, or removed for a new
+   * ticket), since a failed fsync of the directory comes after the rename. So a write either completes
+   * whole or leaves no trace, and the index and cache, updated only after success, agree with the disk.
+   */
+  private async writeChange({ ticket, files = [] }: TicketChange, previous?: Ticket) {
     const written: string[] = [];
+    let ticketTouched = false;
     try {
       if (files.length) {
         const dir = join(this.filesDir, ticket.id);
@@ -161,13 +167,20 @@ export class FileTicketStore implements TicketStore {
         await syncDir(this.filesDir);
         for (const f of files) {
           const path = join(dir, f.id);
-          await writeFileDurable(path, f.data);
           written.push(path);
+          await writeFileDurable(path, f.data);
         }
       }
+      ticketTouched = true;
       await writeFileDurable(this.ticketPath(ticket.id), JSON.stringify(ticket));
     } catch (err) {
       await Promise.all(written.map((p) => unlinkDurable(p).catch(() => {})));
+      if (ticketTouched) {
+        const path = this.ticketPath(ticket.id);
+        await (previous ? writeFileDurable(path, JSON.stringify(previous)) : unlinkDurable(path)).catch(() => {});
+      }
+      if (!previous && files.length)
+        await rm(join(this.filesDir, ticket.id), { recursive: true, force: true }).catch(() => {});
       throw err;
     }
   }
