@@ -20,6 +20,14 @@ function rng(seed: number) {
   };
 }
 
+const stop = (proc: ChildProcess, signal: NodeJS.Signals = 'SIGKILL') => {
+  try {
+    process.kill(-proc.pid!, signal);
+  } catch {
+    /* already gone */
+  }
+};
+
 /** Starts the real entry point (optionally under strace) and resolves once it listens. */
 async function start(dataDir: string, port: number, strace?: string): Promise<ChildProcess> {
   const node = [process.execPath, '--import', 'tsx', MAIN];
@@ -27,6 +35,9 @@ async function start(dataDir: string, port: number, strace?: string): Promise<Ch
     ? ['strace', '-f', '-o', strace, '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2,openat', ...node]
     : node;
   const proc = spawn(args[0]!, args.slice(1), {
+    // Its own process group: stop() kills strace and the server it traces together (killing strace
+    // alone detaches the server, which then runs on and keeps the test run from ending).
+    detached: true,
     cwd: SERVER_DIR,
     env: {
       PATH: process.env.PATH,
@@ -92,9 +103,9 @@ describe('crash safety', () => {
       const port = 40_000 + Math.floor(random() * 10_000);
       const proc = await start(dataDir, port);
       const agent = new Agent({ keepAlive: true, maxSockets: 50 });
-      let stop = false;
+      let stopClients = false;
       const client = async (c: number) => {
-        for (let i = 0; !stop; i++) {
+        for (let i = 0; !stopClients; i++) {
           try {
             const known = [...acked.keys()];
             if (known.length && random() < 0.5) {
@@ -121,14 +132,14 @@ describe('crash safety', () => {
             }
           } catch {
             failedWrites++; // in flight at the kill: not acknowledged, so nothing is promised
-            if (stop) return;
+            if (stopClients) return;
           }
         }
       };
       const clients = Array.from({ length: 50 }, (_, c) => client(c));
       await new Promise((r) => setTimeout(r, 150 + random() * 900));
-      proc.kill('SIGKILL');
-      stop = true;
+      stop(proc);
+      stopClients = true;
       await Promise.all(clients);
       await new Promise<void>((r) => (proc.exitCode !== null ? r() : proc.once('exit', () => r())));
       agent.destroy();
@@ -159,7 +170,7 @@ describe('crash safety', () => {
       expect(lost).toBe(0);
       expect(ackedWrites).toBeGreaterThan(500);
     } finally {
-      proc.kill('SIGTERM');
+      stop(proc, 'SIGTERM');
       agent.destroy();
     }
   });
@@ -203,7 +214,7 @@ describe('crash safety', () => {
       expect(rename).toBeGreaterThan(fsync);
       expect(dirSync).toBeGreaterThan(rename);
     } finally {
-      proc.kill('SIGTERM');
+      stop(proc);
       agent.destroy();
       if (existsSync(trace)) rmSync(trace);
     }
