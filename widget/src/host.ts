@@ -11,6 +11,8 @@ import type {
   WidgetOptions,
 } from './types.js';
 
+// The launcher's label, repeated from the i18n tables on purpose: importing those would put every
+// string of the panel into widget.js, which must stay under 3 KB.
 const LABELS: Record<string, string> = { en: 'Contact support', de: 'Support kontaktieren' };
 const ICON =
   '<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2zm3 6v2h2v-2H7zm4 0v2h2v-2h-2zm4 0v2h2v-2h-2z"/></svg>';

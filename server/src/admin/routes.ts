@@ -36,6 +36,7 @@ function resourceOf(ctx: Context): string {
   return r;
 }
 
+const isReadOnly = (r: string) => r === 'all' || r === 'priorities' || (LOG_RESOURCES as readonly string[]).includes(r);
 const readOnly = (r: string) =>
   new ApiError(405, 'method_not_allowed', `${r} is read-only.`, { headers: { Allow: 'GET' } });
 
@@ -67,7 +68,7 @@ export function adminRoutes(route: Route, deps: Deps) {
 
   route('post', 'admin', async (ctx) => {
     const r = resourceOf(ctx);
-    if (r === 'all' || r === 'priorities' || (LOG_RESOURCES as readonly string[]).includes(r)) throw readOnly(r);
+    if (isReadOnly(r)) throw readOnly(r);
     const { fields: body } = await readBody(ctx, { jsonOnly: true });
 
     if (isList(r)) {
@@ -90,11 +91,9 @@ export function adminRoutes(route: Route, deps: Deps) {
   route('delete', 'admin', async (ctx) => {
     const r = resourceOf(ctx);
     if (!(ENTRY_RESOURCES as readonly string[]).includes(r)) {
+      if (isReadOnly(r)) throw readOnly(r);
       throw new ApiError(405, 'method_not_allowed', `Entries of ${r} cannot be deleted one by one.`, {
-        headers: {
-          Allow:
-            r === 'all' || r === 'priorities' || (LOG_RESOURCES as readonly string[]).includes(r) ? 'GET' : 'GET, POST',
-        },
+        headers: { Allow: 'GET, POST' },
       });
     }
     const { id } = validate(z.object({ id: z.string().min(1, 'is required').max(100) }), ctx.query);

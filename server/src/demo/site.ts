@@ -16,7 +16,8 @@ export function strictCsp(apiOrigin: string) {
  * put into a page; the secret key stays in the terminal and in the demo CLI.
  */
 export function demoSite(options: { publicKey: string; apiOrigin: string; dir?: string }): Middleware {
-  const files = loadAssets(options.dir ?? DEMO_SITE_DIR, '/', () => 'no-cache');
+  // The pages and their files sit at the top of demo-site/ (tests/, screenshots/ are not served).
+  const files = loadAssets(options.dir ?? DEMO_SITE_DIR, '/', () => 'no-cache', false);
   const html = new Map<string, string>();
   for (const [path, asset] of files) {
     if (path.endsWith('.html')) {
@@ -32,7 +33,6 @@ export function demoSite(options: { publicKey: string; apiOrigin: string; dir?: 
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const path = ctx.path === '/' ? '/index.html' : ctx.path;
-    if (path.includes('/tests/') || path.includes('node_modules')) return next();
     const page = html.get(path);
     const asset = files.get(path);
     if (!page && !asset) return next();

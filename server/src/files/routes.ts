@@ -4,8 +4,8 @@ import type { Attachment } from '../api-types.js';
 import type { Deps } from '../deps.js';
 import { readBody } from '../http/body.js';
 import { id, optional } from '../http/coerce.js';
-import { ApiError, notFound, validationError } from '../http/errors.js';
-import { moduleEnabled } from '../kb/routes.js';
+import { notFound, validationError } from '../http/errors.js';
+import { requireModule } from '../portal/modules.js';
 import type { Route } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { newId } from '../store/ids.js';
@@ -36,9 +36,7 @@ function attachmentHeader(name: string): string {
 
 export function fileRoutes(route: Route, deps: Deps) {
   route('post', 'upload', async (ctx) => {
-    if (ctx.state.auth.kind === 'public' && !moduleEnabled(deps, 'uploads')) {
-      throw new ApiError(403, 'module_disabled', 'Uploads are switched off.');
-    }
+    requireModule(ctx, deps.configStore.get(), 'uploads', 'Uploading files');
     const body = await readBody(ctx, { multipartOnly: true, files: { fields: ['file'], max: 1 } });
     const input = validate(UploadInput, body.fields);
     const upload = body.files[0];

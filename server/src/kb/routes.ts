@@ -1,22 +1,19 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { optional } from '../http/coerce.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { notFound } from '../http/errors.js';
 import type { Route } from '../http/route.js';
 import { validate } from '../http/validate.js';
+import { requireModule } from '../portal/modules.js';
 import { excerpt, rankArticles } from './search.js';
 
 const KbQuery = z.object({ id: optional(z.string().max(100)), q: optional(z.string().max(200)) });
-
-export const moduleEnabled = (deps: Deps, name: string) =>
-  deps.configStore.get().modules.some((m) => m.name === name && m.enabled);
 
 export function kbRoutes(route: Route, deps: Deps) {
   route('get', 'kb', async (ctx) => {
     const query = validate(KbQuery, ctx.query);
     const isPublic = ctx.state.auth.kind === 'public';
-    if (isPublic && !moduleEnabled(deps, 'kb'))
-      throw new ApiError(403, 'module_disabled', 'The knowledge base is switched off.');
+    requireModule(ctx, deps.configStore.get(), 'kb', 'The knowledge base');
     const visible = deps.configStore.get().kb.filter((a) => a.published || !isPublic);
     if (query.id !== undefined) {
       const article = visible.find((a) => a.id === query.id);

@@ -27,9 +27,10 @@ const TYPES: Record<string, string> = {
 // `new URL(…, import.meta.url)`, which bundlers rewrite as an asset reference.)
 export const WIDGET_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'widget', 'dist');
 
-function walk(dir: string): string[] {
+/** The files of `dir`, and of its subfolders when `deep`. */
+function walk(dir: string, deep: boolean): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? (e.name.startsWith('.') ? [] : walk(join(dir, e.name))) : [join(dir, e.name)],
+    e.isDirectory() ? (deep ? walk(join(dir, e.name), deep) : []) : e.isFile() ? [join(dir, e.name)] : [],
   );
 }
 
@@ -37,10 +38,15 @@ function walk(dir: string): string[] {
  * Files served from memory, compressed once (brotli and gzip, on first request), chosen per Accept-Encoding.
  * `cacheFor(path)` decides the Cache-Control of each file.
  */
-export function loadAssets(dir: string, prefix: string, cacheFor: (path: string) => string): Map<string, Asset> {
+export function loadAssets(
+  dir: string,
+  prefix: string,
+  cacheFor: (path: string) => string,
+  deep = true,
+): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   if (!existsSync(dir)) return assets;
-  for (const file of walk(dir)) {
+  for (const file of walk(dir, deep)) {
     const rel = relative(dir, file).split(sep).join('/');
     const ext = rel.slice(rel.lastIndexOf('.'));
     const type = TYPES[ext];
@@ -52,12 +58,15 @@ export function loadAssets(dir: string, prefix: string, cacheFor: (path: string)
   return assets;
 }
 
-/** The built widget: widget.js (a short cache, it names the current panel) and hashed, immutable panel files. */
+/**
+ * The built widget and nothing else of widget/dist: widget.js (a short cache, it names the current
+ * panel) and the hashed, immutable panel files under widget/.
+ */
 export function widgetAssets(dir = WIDGET_DIST): Map<string, Asset> {
-  const all = loadAssets(dir, '/', (path) =>
-    path === '/widget.js' ? 'public, max-age=300' : 'public, max-age=31536000, immutable',
-  );
-  return new Map([...all].filter(([path]) => path === '/widget.js' || path.startsWith('/widget/')));
+  const assets = loadAssets(join(dir, 'widget'), '/widget/', () => 'public, max-age=31536000, immutable');
+  const loader = loadAssets(dir, '/', () => 'public, max-age=300', false).get('/widget.js');
+  if (loader) assets.set('/widget.js', loader);
+  return assets;
 }
 
 export function serveAssets(assets: Map<string, Asset>, extraHeaders: Record<string, string> = {}): Middleware {

@@ -1,4 +1,4 @@
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 
 const KEEP_IN_MEMORY = 500; // the most a log read may ask for
 
@@ -18,7 +18,7 @@ export class AppendLog<T> {
   static async open<T>(path: string): Promise<AppendLog<T>> {
     const handle = await open(path, 'a+', 0o600);
     const log = new AppendLog<T>(handle);
-    const text = await readTail(path, 1024 * 1024);
+    const text = await readTail(handle, 1024 * 1024);
     for (const line of text.split('\n')) {
       if (!line) continue;
       try {
@@ -66,7 +66,11 @@ export class AppendLog<T> {
   }
 }
 
-async function readTail(path: string, bytes: number): Promise<string> {
-  const data = await readFile(path);
-  return data.subarray(Math.max(0, data.length - bytes)).toString('utf8');
+/** The last `bytes` of the file: the log grows without bound, start-up reads only its end. */
+async function readTail(handle: FileHandle, bytes: number): Promise<string> {
+  const { size } = await handle.stat();
+  const length = Math.min(size, bytes);
+  const buffer = Buffer.alloc(length);
+  await handle.read(buffer, 0, length, size - length);
+  return buffer.toString('utf8');
 }

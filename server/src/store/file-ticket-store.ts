@@ -7,7 +7,7 @@ import { isId } from './ids.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { StartupError } from './startup-error.js';
 import { TicketIndex } from './ticket-index.js';
-import type { FileBlob, KeyMode, TicketChange, TicketStore } from './ticket-store.js';
+import type { KeyMode, TicketChange, TicketStore } from './ticket-store.js';
 
 /** Parsed tickets kept in memory, most recently used; reads of hot tickets skip the disk. */
 const CACHE_SIZE = 5000;
@@ -218,5 +218,3 @@ export class FileTicketStore implements TicketStore {
     return this.mutex.idle();
   }
 }
-
-export type { FileBlob };

@@ -11,7 +11,7 @@ import { readBody } from '../http/body.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import type { Route } from '../http/route.js';
 import { validate } from '../http/validate.js';
-import { moduleEnabled } from '../kb/routes.js';
+import { requireModule } from '../portal/modules.js';
 import { fillPlaceholders } from '../mail/templates.js';
 import { newId } from '../store/ids.js';
 import { checkFields } from './fields.js';
@@ -77,13 +77,6 @@ export function ticketRoutes(route: Route, deps: Deps) {
     ctx.body = answer.body;
   }
 
-  /** Customer-facing modules switched off answer 403 module_disabled to public keys. */
-  function requireModule(ctx: Context, name: string, what: string) {
-    if (ctx.state.auth.kind === 'public' && !moduleEnabled(deps, name)) {
-      throw new ApiError(403, 'module_disabled', `${what} is switched off.`);
-    }
-  }
-
   route('post', 'create', async (ctx) => {
     const body = await readBody(ctx, { files: { fields: ['attachments[]', 'attachments'], max: 10 } });
     const input = validate(CreateInput, body.fields);
@@ -93,8 +86,11 @@ export function ticketRoutes(route: Route, deps: Deps) {
     if (input.category !== undefined && !category) throw validationError('category', 'is not a configured category');
     if (isPublic && config.form.require_category && !category) throw validationError('category', 'is required');
     const fields = checkFields(category, input.fields);
-    if (isPublic && body.files.length && (!moduleEnabled(deps, 'uploads') || !config.form.allow_attachments)) {
-      throw new ApiError(403, 'module_disabled', 'Attachments are switched off.', { param: 'attachments[]' });
+    if (body.files.length) {
+      requireModule(ctx, config, 'uploads', 'Attachments', 'attachments[]');
+      if (isPublic && !config.form.allow_attachments) {
+        throw new ApiError(403, 'module_disabled', 'Attachments are switched off.', { param: 'attachments[]' });
+      }
     }
     const files: CheckedFile[] = [];
     for (const [i, f] of body.files.entries()) files.push(await checkFile(f, `attachments[${i}]`));
@@ -270,7 +266,7 @@ export function ticketRoutes(route: Route, deps: Deps) {
   });
 
   route('post', 'close-request', async (ctx) => {
-    requireModule(ctx, 'close_request', 'Asking to close a ticket');
+    requireModule(ctx, deps.configStore.get(), 'close_request', 'Asking to close a ticket');
     const input = validate(CloseRequestInput, (await readBody(ctx)).fields);
     const { auth } = ctx.state;
     if (auth.kind === 'public' && input.by === 'agent') throw secretKeyRequired('Requesting closing as an agent');
@@ -299,7 +295,7 @@ export function ticketRoutes(route: Route, deps: Deps) {
   });
 
   route('post', 'rate', async (ctx) => {
-    requireModule(ctx, 'rating', 'Rating');
+    requireModule(ctx, deps.configStore.get(), 'rating', 'Rating');
     const input = validate(RateInput, (await readBody(ctx)).fields);
     await change(ctx, input.ticket_id, input.email, 'ticket.rated', (t) => {
       const at = now();
