@@ -95,7 +95,7 @@ describe('mail', () => {
       'We received your request: Where is it',
     );
     await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'It ships today.', author: 'Grace' } });
-    await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, message: 'Thanks!' } });
+    await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, email: t.email, message: 'Thanks!' } });
     const mails = await smtp.waitFor(4);
     const toCustomer = mails.find((m) => m.subject === 'Re: Where is it')!;
     expect(toCustomer.to).toEqual(['ada@example.com']);

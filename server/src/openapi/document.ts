@@ -17,6 +17,7 @@ import {
   CreateInput,
   DeleteInput,
   ListQuery,
+  ownerEmail,
   PriorityInput,
   RateInput,
   ReplyInput,
@@ -60,7 +61,7 @@ const upload = z.object({
   ticket_id: z.string(),
   file: z.string().meta({ format: 'binary' }),
   reply_id: z.string().optional(),
-  email: z.string().optional(),
+  email: ownerEmail,
 });
 const adminQuery = z.object({
   r: z.string().describe('the resource: all, a list or object resource, agents, kb, priorities, audit or webhook_log'),
@@ -155,7 +156,7 @@ const DOCS: Doc[] = [
     method: 'get',
     name: 'file',
     summary: 'Download an attachment (always as a download)',
-    query: z.object({ ticket_id: z.string(), file_id: z.string(), email: z.string().optional() }),
+    query: z.object({ ticket_id: z.string(), file_id: z.string(), email: ownerEmail }),
     response: { type: 'string', format: 'binary' },
   },
   {

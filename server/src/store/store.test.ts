@@ -66,7 +66,10 @@ describe('writes to one ticket', () => {
       const t = await createTicket(s);
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
-          s.call('POST', '/reply', { key: i % 2 ? s.keys.pk : s.keys.sk, json: { ticket_id: t.id, message: `r${i}` } }),
+          s.call('POST', '/reply', {
+            key: i % 2 ? s.keys.pk : s.keys.sk,
+            json: { ticket_id: t.id, email: t.email, message: `r${i}` },
+          }),
         ),
       );
       expect(results.every((r) => r.status === 201)).toBe(true);
