@@ -29,7 +29,7 @@ export function authenticate(access: Access, keyRing: () => KeyRing): Middleware
       throw new ApiError(
         403,
         'live_secret_key_required',
-        'The management endpoint needs a live secret key (sk_live_).',
+        'This needs a live secret key (sk_live_): it changes live settings.',
       );
     }
     const origin = ctx.get('Origin');

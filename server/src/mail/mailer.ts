@@ -22,7 +22,8 @@ export async function sendMail(mail: ConfigData['mail'], message: MailMessage): 
     host: mail.smtp.host!,
     port: mail.smtp.port,
     secure: mail.smtp.secure,
-    ...(mail.smtp.user ? { auth: { user: mail.smtp.user, pass: mail.smtp.pass ?? '' } } : {}),
+    // No password, no AUTH: a user name alone would log in with an empty password.
+    ...(mail.smtp.user && mail.smtp.pass ? { auth: { user: mail.smtp.user, pass: mail.smtp.pass } } : {}),
     ...TIMEOUTS,
     // Loopback and internal relays often have self-signed certificates; STARTTLS is still used when offered.
     tls: { rejectUnauthorized: false },

@@ -9,7 +9,7 @@ import {
   BusinessHoursSchema,
 } from '../admin/schema.js';
 import { ErrorBodySchema, KbListItemSchema } from '../api-types.js';
-import { ENDPOINTS } from '../http/endpoints.js';
+import { ENDPOINTS, type Access } from '../http/endpoints.js';
 import {
   AssignInput,
   CloseRequestInput,
@@ -41,6 +41,8 @@ interface Doc {
   encodings?: string[];
   status?: number;
   response: JsonSchema;
+  /** When this method needs more than the endpoint's access (route()'s `access`). */
+  access?: Access;
 }
 
 const FORMS = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'];
@@ -184,6 +186,7 @@ const DOCS: Doc[] = [
     method: 'post',
     name: 'settings',
     summary: 'Write the mail settings; replaces only the sub-objects named',
+    access: 'sk_live',
     body: settingsBody,
     encodings: ['application/json'],
     response: { type: 'object' },
@@ -242,7 +245,7 @@ export function openApiDocument(version: string, serverUrl: string): JsonSchema 
   for (const s of Object.values(schemas)) delete s.$schema;
   const paths: Record<string, Record<string, unknown>> = {};
   for (const d of DOCS) {
-    const access = ENDPOINTS[d.name];
+    const access = d.access ?? ENDPOINTS[d.name];
     const parameters = d.query
       ? Object.entries((input(d.query).properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => ({
           name,
