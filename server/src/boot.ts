@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -23,6 +22,7 @@ import { readDemoKeys, writeDemoKeys } from './demo/keys-file.js';
 import { seedDemo } from './demo/seed.js';
 import { demoSite } from './demo/site.js';
 import { FileTicketStore } from './store/file-ticket-store.js';
+import { makeDir } from './store/durable-write.js';
 import { acquireLock } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
 import { IdempotencyCache } from './tickets/idempotency.js';
@@ -62,7 +62,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     );
 
   const dataDir = resolve(config.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  await makeDir(dataDir);
   const lock = acquireLock(dataDir);
   try {
     const configStore = await openConfigStore(dataDir);

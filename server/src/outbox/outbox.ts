@@ -1,7 +1,7 @@
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { removeStaleTemps, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
+import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
 import { newId } from '../store/ids.js';
 
 export type JobKind = 'mail' | 'webhook';
@@ -45,7 +45,7 @@ export class Outbox {
 
   static async open(dataDir: string, clock: () => Date, logger: Logger): Promise<Outbox> {
     const dir = join(dataDir, 'outbox');
-    await mkdir(dir, { recursive: true });
+    await makeDir(dir);
     await removeStaleTemps(dir);
     const outbox = new Outbox(dir, clock, logger);
     for (const name of await readdir(dir)) {
