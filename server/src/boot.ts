@@ -22,7 +22,7 @@ import { readDemoKeys, writeDemoKeys } from './demo/keys-file.js';
 import { seedDemo } from './demo/seed.js';
 import { demoSite } from './demo/site.js';
 import { FileTicketStore } from './store/file-ticket-store.js';
-import { makeDir } from './store/durable-write.js';
+import { makeDir, writeFileDurable } from './store/durable-write.js';
 import { acquireLock } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
 import { IdempotencyCache } from './tickets/idempotency.js';
@@ -35,6 +35,12 @@ export interface BootOptions {
   print?: (line: string) => void;
   /** Demo mode: seed a fresh directory, serve demo-site at /, keep and print the demo keys. */
   demo?: boolean;
+  /**
+   * Whether the printed lines reach a person at a terminal (default: standard output is a TTY). The
+   * first secret key is printed only then; a service manager's log (journald keeps standard output)
+   * must never hold it.
+   */
+  terminal?: boolean;
 }
 
 export interface RunningServer {
@@ -67,8 +73,11 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   try {
     const configStore = await openConfigStore(dataDir);
     let firstKeys: { pk: string; sk: string } | undefined;
-    if (configStore.created && configStore.get().keys.length === 0)
-      firstKeys = await createFirstKeys(configStore, options.demo ? () => {} : print);
+    if (configStore.created && configStore.get().keys.length === 0) {
+      // The demo keeps and prints its keys itself (demo-keys.json).
+      const show = options.demo ? undefined : { print, terminal: options.terminal ?? Boolean(process.stdout.isTTY) };
+      firstKeys = await createFirstKeys(configStore, dataDir, show);
+    }
     if (options.demo && configStore.created) await seedDemo(configStore, clock());
     const demoKeys = options.demo ? await ensureDemoKeys(dataDir, configStore, firstKeys) : undefined;
     const [live, test] = await Promise.all([
@@ -179,14 +188,35 @@ async function ensureDemoKeys(
   return { pk: pk.key, sk: sk.key };
 }
 
-async function createFirstKeys(configStore: ConfigStore, print: (line: string) => void) {
+export const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');
+
+/**
+ * The first keys of an empty data directory. The public key is printed (it is public); the secret
+ * key only to a terminal. Anywhere else (a service manager's log, a file) it goes into a file that
+ * only the owner can read, and the line says where.
+ */
+async function createFirstKeys(
+  configStore: ConfigStore,
+  dataDir: string,
+  show: { print: (line: string) => void; terminal: boolean } | undefined,
+) {
   const pk = createKey('public', 'live', { label: 'created on first start' });
   const sk = createKey('secret', 'live', { label: 'created on first start' });
   await configStore.update((d) => {
     d.keys.push(pk.stored, sk.stored);
   });
-  print('Created your first API keys. They are shown once; the secret key is stored only as a hash.');
-  print(`  public key (widget, customers): ${pk.key}`);
-  print(`  secret key (support, /admin):   ${sk.key}`);
+  if (show) {
+    const { print } = show;
+    print('Created your first API keys. The secret key is shown once and stored only as a hash.');
+    print(`  public key (widget, customers): ${pk.key}`);
+    if (show.terminal) {
+      print(`  secret key (support, /admin):   ${sk.key}`);
+    } else {
+      const path = firstSecretKeyPath(dataDir);
+      await writeFileDurable(path, `${sk.key}\n`);
+      print(`  secret key (support, /admin):   in ${path} (readable only by this user;`);
+      print('    standard output is not a terminal, so it is not printed). Keep it safe, then delete the file.');
+    }
+  }
   return { pk: pk.key, sk: sk.key };
 }
