@@ -18,6 +18,7 @@ const EnvSchema = z.object({
   TICKETING_RATE_LIMIT_PK_PER_MINUTE: count.default(60),
   TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES: count.default(10),
   TICKETING_RATE_LIMIT_SK_PER_MINUTE: count.default(600),
+  TICKETING_KEY_FAILURES_PER_MINUTE: count.default(20),
   TICKETING_TURNSTILE_VERIFY_URL: z
     .url({ protocol: /^https?$/ })
     .default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
@@ -30,6 +31,8 @@ export interface RateLimitConfig {
   pkPerMinute: number;
   pkCreatesPer10Minutes: number;
   skPerMinute: number;
+  /** Failed key lookups per client address and minute; on even when `enabled` is false (http/auth.ts). */
+  keyFailuresPerMinute: number;
 }
 
 export interface Config {
@@ -77,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pkPerMinute: e.TICKETING_RATE_LIMIT_PK_PER_MINUTE,
       pkCreatesPer10Minutes: e.TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES,
       skPerMinute: e.TICKETING_RATE_LIMIT_SK_PER_MINUTE,
+      keyFailuresPerMinute: e.TICKETING_KEY_FAILURES_PER_MINUTE,
     },
     logLevel: e.TICKETING_LOG_LEVEL,
     turnstileVerifyUrl: e.TICKETING_TURNSTILE_VERIFY_URL,

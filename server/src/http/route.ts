@@ -21,7 +21,7 @@ export function routeFactory(router: Router, deps: Deps): Route {
     const access = narrowed ?? ENDPOINTS[name];
     router[method](
       `${API_PREFIX}/${name}`,
-      authenticate(access, deps.keyRing),
+      authenticate(access, deps.keyRing, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute }),
       rateLimit(limiter, deps.config.rateLimit, name),
       handler,
     );
