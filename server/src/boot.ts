@@ -95,8 +95,11 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     let keyRing = new KeyRing(configStore.get().keys, config.envKeys);
     configStore.onChange((data) => (keyRing = new KeyRing(data.keys, config.envKeys)));
 
+    // Known once the server listens (a port of 0 is chosen then); nothing reads it before.
+    let publicUrl = config.publicUrl ?? '';
     const deps: Deps = {
       config,
+      publicUrl: () => publicUrl,
       configStore,
       tickets: { live, test },
       keyRing: () => keyRing,
@@ -129,6 +132,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
+    publicUrl = config.publicUrl ?? url;
     logger.info({ tickets: { live: live.size, test: test.size }, outbox: outbox.pending.length, dataDir }, 'started');
     scheduler.start(config.schedulerMs);
     void outbox.process(); // what was pending before a restart goes out now

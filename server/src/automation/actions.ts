@@ -62,7 +62,7 @@ export async function runActions(
     if (a.type === 'notify' && mailConfigured(config.mail)) {
       await deps.outbox.enqueue(
         'mail',
-        ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.config.publicUrl),
+        ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.publicUrl()),
       );
     }
     if (a.type === 'webhook') await enqueueWebhook(deps.outbox, a.value, event, updated, deps.clock());

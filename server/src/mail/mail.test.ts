@@ -44,7 +44,7 @@ const outboxFiles = async (s: TestServer) =>
   (await readdir(join(s.dataDir, 'outbox'))).filter((n) => n.endsWith('.json'));
 
 describe('mail', () => {
-  it('sends the autoreply to the customer and tells the agents, with a link back', async () => {
+  it('sends the autoreply to the customer and tells the agents, who get a link to the console', async () => {
     const { s, smtp } = await setup();
     await s.call('POST', '/admin?r=autoreply', {
       json: { enabled: true, subject: 'Got it: {{subject}}', message: 'Hello {{name}}, your number is {{ticket_id}}.' },
@@ -55,12 +55,14 @@ describe('mail', () => {
     expect(auto.from).toBe('help@shop.example');
     expect(auto.subject).toBe('Got it: Broken teapot');
     expect(auto.text).toContain(`Hello Ada, your number is ${t.id}.`);
-    expect(auto.text).toContain('https://shop.example/orders');
-    expect(auto.html).toContain('<a href="https://shop.example/orders">');
+    expect(auto.text).not.toContain('shop.example/orders'); // the page it was sent from is no link for customers
     const agents = mails.find((m) => m.to.includes('desk@shop.example'))!;
     expect(agents.subject).toBe('New ticket: Broken teapot');
     expect(agents.text).toContain('I ordered a teapot last week.');
-    expect(agents.text).toContain(`https://support.shop.example/v1/ticket?id=${t.id}`);
+    expect(agents.text).toContain(`https://support.shop.example/console/tickets/${t.id}`);
+    expect(agents.html).toContain(`<a href="https://support.shop.example/console/tickets/${t.id}">`);
+    expect(agents.text).toContain('Sent from the page https://shop.example/orders'); // as text, for agents
+    expect(agents.html).not.toContain('href="https://shop.example');
     await eventually(async () => (await outboxFiles(s)).length === 0, 5000, 'the outbox to empty'); // sent mail leaves it
   });
 
@@ -169,6 +171,81 @@ describe('mail', () => {
     expect(res.status).toBe(201);
     expect(performance.now() - started).toBeLessThan(1000);
     expect((await outboxFiles(s)).length).toBe(2); // queued durably, waiting for the server
+  });
+
+  it("never links a customer to a page a request chose: customer mail carries no link that is not the server's own", async () => {
+    const { s, smtp } = await setup();
+    const phishing = 'https://evil.example/login?next=shop';
+    await s.call('POST', '/admin?r=autoreply', { json: { enabled: true } });
+    const t = await createTicket(s, { email: 'victim@example.com', page_url: phishing });
+    await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'We are on it.' } });
+    await s.call('POST', '/admin?r=autoreply', { json: { enabled: false } });
+    await createTicket(s, { email: 'victim@example.com', page_url: phishing }); // the confirmation
+    const mails = await smtp.waitFor(5); // autoreply, reply, confirmation, and two to the agents
+    const toVictim = mails.filter((m) => m.to.includes('victim@example.com'));
+    expect(toVictim.map((m) => m.subject).sort()).toEqual([
+      'Re: My order has not arrived',
+      'We received your request: My order has not arrived',
+      'We received your request: My order has not arrived',
+    ]);
+    for (const m of toVictim) {
+      expect(m.text).not.toContain('evil.example');
+      expect(m.html).not.toContain('evil.example');
+      // Any link at all would have to be the server's own.
+      for (const href of m.html.matchAll(/href="([^"]*)"/g))
+        expect(href[1]).toMatch(/^https:\/\/support\.shop\.example\//);
+      for (const url of m.text.matchAll(/https?:\/\/\S+/g))
+        expect(url[0]).toMatch(/^https:\/\/support\.shop\.example\//);
+    }
+  });
+
+  it('links agents to the address the server is bound to when no public URL is set, not to port 0', async () => {
+    const smtp = await startSmtp();
+    cleanup.push(() => smtp.close());
+    const s = await startServer({ clock }); // TICKETING_PORT=0, no TICKETING_PUBLIC_URL
+    cleanup.push(() => s.close());
+    expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    await s.call('POST', '/admin?r=mail', {
+      json: {
+        from_address: 'help@shop.example',
+        smtp: { host: '127.0.0.1', port: smtp.port },
+        email_notify: { customer_on_create: false, agents_on_create: true, agent_emails: ['desk@shop.example'] },
+      },
+    });
+    const t = await createTicket(s);
+    const [mail] = await smtp.waitFor(1);
+    expect(mail!.text).toContain(`${s.url}/console/tickets/${t.id}`);
+    expect(mail!.text).not.toContain(':0/');
+    expect((await s.call('GET', '/me')).body.portal.public_url).toBe(s.url);
+    // The link leads to this server (the console will answer there).
+    const res = await fetch(`${s.url}/v1/me`, { headers: { Authorization: `Bearer ${s.keys.sk}` } });
+    expect(res.status).toBe(200);
+  });
+
+  it('limits the mail a public key can send to one customer address per hour, and logs what it held back', async () => {
+    const { s, smtp } = await setup({ env: { TICKETING_CUSTOMER_MAIL_PER_HOUR: '2' } });
+    for (let i = 0; i < 3; i++) await createTicket(s, { email: 'Target@Example.com', subject: `bomb ${i}` });
+    await createTicket(s, { email: 'other@example.com', subject: 'someone else' });
+    await createTicket(s, { email: 'target@example.com', subject: 'filed by support' }, s.keys.sk);
+    // Everything is queued before the answers; once the outbox is empty, all that was sent has arrived.
+    await eventually(async () => (await outboxFiles(s)).length === 0, 5000, 'the outbox to empty');
+    await smtp.waitFor(9);
+    const subjects = (to: string) =>
+      smtp.received.filter((m) => m.to.some((a) => a.toLowerCase() === to)).map((m) => m.subject);
+    expect(subjects('target@example.com').sort()).toEqual([
+      'We received your request: bomb 0',
+      'We received your request: bomb 1',
+      'We received your request: filed by support', // support's own mail is not held back
+    ]);
+    expect(subjects('other@example.com')).toHaveLength(1);
+    expect(subjects('desk@shop.example')).toHaveLength(5); // agents hear of every ticket
+    expect(smtp.received).toHaveLength(9);
+    expect(s.logs.filter((l) => l.includes('not sent'))).toHaveLength(1);
+    expect(s.logs.join('\n')).not.toContain('arget@'); // the log names the ticket, not the address
+    now = new Date(now.getTime() + 3_600_000);
+    await createTicket(s, { email: 'target@example.com', subject: 'an hour later' });
+    await smtp.waitFor(11);
+    expect(subjects('target@example.com')).toContain('We received your request: an hour later');
   });
 
   it('queues nothing while mail is not configured', async () => {
