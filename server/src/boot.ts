@@ -9,7 +9,7 @@ import type { Deps } from './deps.js';
 import { TicketEvents } from './events.js';
 import { auditTicketEvents, type AuditEntry } from './audit/audit.js';
 import { rulesListener } from './automation/rules.js';
-import { sendMail, type MailMessage } from './mail/mailer.js';
+import { Mailer, type MailMessage } from './mail/mailer.js';
 import { mailListener } from './mail/notify.js';
 import { Outbox } from './outbox/outbox.js';
 import { Scheduler } from './scheduler/scheduler.js';
@@ -112,7 +112,8 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       webhookLog,
       version: VERSION,
     };
-    outbox.handle('mail', (job) => sendMail(configStore.get().mail, job.payload as MailMessage));
+    const mailer = new Mailer();
+    outbox.handle('mail', (job) => mailer.send(configStore.get().mail, job.payload as MailMessage));
     outbox.handle('webhook', webhookSender(configStore.get, webhookLog, clock));
     // Order matters: rules may change the ticket; mail, webhooks and the audit log see the result.
     deps.events.on(rulesListener(deps));
@@ -165,6 +166,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
           });
           // Pending deliveries are durable; a send in flight gets a moment, not the SMTP timeout.
           await Promise.all([live.idle(), test.idle(), Promise.race([outbox.idle(), sleep(2000)])]);
+          mailer.close();
           await Promise.all([audit.close(), webhookLog.close()]);
           lock.release();
         })();

@@ -333,13 +333,20 @@ const CASES: Case[] = [
     defaults: {
       from_name: 'Support',
       from_address: null,
-      smtp: { host: null, port: 587, secure: false, user: null, pass_set: false },
+      smtp: { host: null, port: 587, secure: false, user: null, pass_set: false, allow_invalid_certificate: false },
     },
     valid: { from_address: 'help@shop.example', smtp: { host: '127.0.0.1', port: 2525 } },
     readBack: {
       from_name: 'Support',
       from_address: 'help@shop.example',
-      smtp: { host: '127.0.0.1', port: 2525, secure: false, user: null, pass_set: false },
+      smtp: {
+        host: '127.0.0.1',
+        port: 2525,
+        secure: false,
+        user: null,
+        pass_set: false,
+        allow_invalid_certificate: false,
+      },
       email_notify: {
         customer_on_create: true,
         customer_on_reply: true,
@@ -566,6 +573,7 @@ describe('secrets stay in', () => {
       secure: false,
       user: null,
       pass_set: true,
+      allow_invalid_certificate: false,
     });
     await post('mail', { smtp: { host: 'SMTP.example' } }); // the same host, spelt otherwise
     expect((await get('mail')).body.mail.smtp.pass_set).toBe(true);
@@ -634,7 +642,14 @@ describe('/settings', () => {
         },
       });
       expect(res.status).toBe(200);
-      expect(res.body.smtp).toEqual({ host: 'mail.example', port: 465, secure: true, user: 'u', pass_set: true });
+      expect(res.body.smtp).toEqual({
+        host: 'mail.example',
+        port: 465,
+        secure: true,
+        user: 'u',
+        pass_set: true,
+        allow_invalid_certificate: false,
+      });
       expect(res.body.autoreply.enabled).toBe(true);
       expect(res.body.email_notify).toEqual(before.body.email_notify);
       expect(res.body.business_hours).toEqual(before.body.business_hours);

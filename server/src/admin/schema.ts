@@ -318,6 +318,11 @@ export const SmtpSchema = z.object({
    * destination forgets it: admin/secrets.ts); null or "" removes it.
    */
   pass: z.string().max(1000).nullable().optional(),
+  /**
+   * Skips checking the server's TLS certificate (a self-signed internal relay). Off: a certificate that
+   * does not verify stops the delivery, so a password never goes to a server that is not the one named.
+   */
+  allow_invalid_certificate: z.boolean().default(false),
 });
 export const EmailNotifySchema = z.object({
   customer_on_create: z.boolean().default(true),

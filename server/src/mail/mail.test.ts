@@ -1,9 +1,10 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../test-support/receiver.js';
 import { freePort, startSilentServer, startSmtp, type TestSmtp } from '../test-support/smtp.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
+import { SMTP_MAX_CONNECTIONS } from './mailer.js';
 
 let now = new Date('2026-11-23T10:00:00Z'); // a Monday, 11:00 in Berlin
 const clock = () => now;
@@ -254,5 +255,78 @@ describe('mail', () => {
     await s.call('POST', '/admin?r=autoreply', { json: { enabled: true } });
     await createTicket(s);
     expect(await outboxFiles(s)).toEqual([]);
+  });
+});
+
+describe('the SMTP connection', () => {
+  const PASSWORD = 'relay-password-canary';
+  const pending = async (s: TestServer) => {
+    const files = await outboxFiles(s);
+    return Promise.all(files.map(async (f) => JSON.parse(await readFile(join(s.dataDir, 'outbox', f), 'utf8'))));
+  };
+
+  it('verifies the TLS certificate: a relay whose certificate does not verify gets no mail and no password, unless allowed', async () => {
+    const smtp = await startSmtp(0, { starttls: true }); // smtp-server's own self-signed certificate
+    cleanup.push(() => smtp.close());
+    const s = await startServer({ clock });
+    cleanup.push(() => s.close());
+    const mail = (smtp: object) => ({
+      from_address: 'help@shop.example',
+      smtp: { host: '127.0.0.1', user: 'shop', ...smtp },
+      email_notify: { customer_on_create: true },
+    });
+    const configured = await s.call('POST', '/admin?r=mail', { json: mail({ port: smtp.port, pass: PASSWORD }) });
+    expect(configured.body.mail.smtp.allow_invalid_certificate).toBe(false); // the default
+    await createTicket(s, { subject: 'over TLS' });
+    // The attempt fails on the certificate and waits for a retry.
+    await eventually(async () => (await pending(s))[0]?.attempts === 1, 5000, 'the first attempt to fail');
+    const [job] = await pending(s);
+    expect(job.last_error).toMatch(/certificate/i);
+    expect(smtp.received).toEqual([]);
+    expect(smtp.auths).toEqual([]); // the password never went out
+
+    // The operator vouches for this relay: the same destination keeps its password.
+    const allowed = await s.call('POST', '/admin?r=mail', {
+      json: mail({ port: smtp.port, allow_invalid_certificate: true }),
+    });
+    expect(allowed.body.mail.smtp).toMatchObject({ allow_invalid_certificate: true, pass_set: true });
+    now = new Date(now.getTime() + 60_000);
+    await s.running.scheduler.tick();
+    const [received] = await smtp.waitFor(1);
+    expect(received!.subject).toBe('We received your request: over TLS');
+    expect(smtp.auths.map((a) => a.password)).toEqual([PASSWORD]);
+  });
+
+  it('sends a burst over a few pooled connections, and a new pool when the settings change', async () => {
+    const port = await freePort();
+    const { s } = await setup({ smtpPort: port });
+    for (let i = 0; i < 6; i++) await createTicket(s, { email: `c${i}@example.com`, subject: `burst ${i}` });
+    await eventually(async () => (await pending(s)).every((j) => j.attempts === 1), 5000, 'the first attempts');
+    expect(await pending(s)).toHaveLength(12); // a confirmation and an agents' mail per ticket
+
+    const smtp = await startSmtp(port); // the server is back: all 12 are due at once
+    cleanup.push(() => smtp.close());
+    now = new Date(now.getTime() + 60_000);
+    await s.running.scheduler.tick();
+    await smtp.waitFor(12);
+    expect(smtp.connections.peak).toBeLessThanOrEqual(SMTP_MAX_CONNECTIONS);
+    expect(smtp.connections.total).toBeLessThanOrEqual(SMTP_MAX_CONNECTIONS); // reused, not one per mail
+
+    const other = await startSmtp();
+    cleanup.push(() => other.close());
+    await s.call('POST', '/settings', { json: { smtp: { host: '127.0.0.1', port: other.port } } });
+    await createTicket(s, { email: 'after@example.com', subject: 'moved' });
+    const moved = await other.waitFor(2);
+    expect(moved.map((m) => m.subject).sort()).toEqual(['New ticket: moved', 'We received your request: moved']);
+    expect(smtp.received).toHaveLength(12);
+  });
+
+  it('shows an encoded-word typed into a subject as the literal text', async () => {
+    const { s, smtp } = await setup();
+    const typed = ['=?utf-8?B?WW91ciBhY2NvdW50IGlzIGxvY2tlZA==?=', 'Re: =?utf-8?Q?caf=C3=A9?= and =?x?', 'Grüße =?'];
+    for (const subject of typed) await createTicket(s, { subject });
+    const mails = await smtp.waitFor(6);
+    const seen = mails.filter((m) => m.to.includes('ada@example.com')).map((m) => m.subject);
+    expect(seen.sort()).toEqual(typed.map((t) => `We received your request: ${t}`).sort());
   });
 });

@@ -26,6 +26,9 @@ export const BACKOFF: Record<JobKind, number[]> = {
 
 export type Sender = (job: Job) => Promise<void>;
 
+/** Deliveries under way at once (the SMTP pool has fewer connections; mail waits for one there). */
+export const OUTBOX_CONCURRENCY = 4;
+
 /**
  * Durable delivery queue: data/outbox/<id>.json, one file per pending job, written (fsynced) before
  * the request that caused it is answered. Jobs are sent in the background, retried with backoff, and
@@ -97,11 +100,16 @@ export class Outbox {
         this.again = false;
         const now = this.clock().getTime();
         const due = [...this.jobs.values()].filter((j) => Date.parse(j.next_attempt_at) <= now);
-        await Promise.all(
-          due.map((j) =>
-            this.attempt(j).catch((err: unknown) => this.logger.error({ job: j.id, err }, 'outbox: attempt failed')),
-          ),
-        );
+        // A few at a time: a burst of due jobs (after an SMTP outage, a restart) must not open a
+        // connection or a request per job at once.
+        const worker = async () => {
+          for (let j = due.shift(); j; j = due.shift()) {
+            await this.attempt(j).catch((err: unknown) =>
+              this.logger.error({ job: j!.id, err }, 'outbox: attempt failed'),
+            );
+          }
+        };
+        await Promise.all(Array.from({ length: OUTBOX_CONCURRENCY }, worker));
       } while (this.again);
     })().finally(() => (this.running = undefined));
     return this.running;
