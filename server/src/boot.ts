@@ -167,7 +167,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
           // Pending deliveries are durable; a send in flight gets a moment, not the SMTP timeout.
           await Promise.all([live.idle(), test.idle(), Promise.race([outbox.idle(), sleep(2000)])]);
           mailer.close();
-          await Promise.all([audit.close(), webhookLog.close()]);
+          await Promise.all([audit.close(), webhookLog.close(), outbox.close()]);
           lock.release();
         })();
         return closing;

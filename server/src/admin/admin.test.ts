@@ -402,6 +402,7 @@ describe('/admin resources', () => {
     expect(all.body.priorities).toEqual(['low', 'normal', 'high', 'urgent']);
     expect(all.body).not.toHaveProperty('audit');
     expect(all.body).not.toHaveProperty('webhook_log');
+    expect(all.body).not.toHaveProperty('outbox');
   });
 
   it('answers 405 for read-only resources, 404 for unknown ones, 415 for non-JSON', async () => {

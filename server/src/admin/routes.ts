@@ -61,7 +61,13 @@ export function adminRoutes(route: Route, deps: Deps) {
       ctx.body = Object.fromEntries(ALL_RESOURCES.map((name) => [name, resourceView(name, data)]));
     } else if ((LOG_RESOURCES as readonly string[]).includes(r)) {
       const { limit } = validate(LogQuery, ctx.query);
-      ctx.body = { [r]: (r === 'audit' ? deps.audit : deps.webhookLog).recent(limit) };
+      const entries =
+        r === 'audit'
+          ? deps.audit.recent(limit)
+          : r === 'webhook_log'
+            ? deps.webhookLog.recent(limit)
+            : deps.outbox.list(limit);
+      ctx.body = { [r]: entries };
     } else {
       ctx.body = { [r]: resourceView(r, data) };
     }

@@ -63,9 +63,10 @@ export async function runActions(
       await deps.outbox.enqueue(
         'mail',
         ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.publicUrl()),
+        mode,
       );
     }
-    if (a.type === 'webhook') await enqueueWebhook(deps.outbox, a.value, event, updated, deps.clock());
+    if (a.type === 'webhook') await enqueueWebhook(deps.outbox, a.value, event, updated, deps.clock(), mode);
     await deps.audit.append(
       auditEntry(deps.clock(), SYSTEM, `${source.kind}.${a.type}`, ticketId, {
         [source.kind]: source.id,

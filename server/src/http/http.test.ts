@@ -279,6 +279,29 @@ describe('logs', () => {
   });
 });
 
+describe('every JSON answer', () => {
+  it('carries X-Content-Type-Options: nosniff, errors included', async () => {
+    const t = await createTicket(s);
+    const answers = [
+      await s.call('GET', '/me'),
+      await s.call('GET', `/ticket?id=${t.id}`),
+      await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput() }),
+      await s.call('GET', '/openapi.json'),
+      await s.call('GET', '/admin?r=all'),
+      await s.call('GET', '/me', { key: null }), // 401
+      await s.call('GET', '/ticket', { key: s.keys.pk }), // 400
+      await s.call('GET', '/nope'), // 404 before the key
+      await s.call('PUT', '/me'), // 405
+      await s.call('POST', '/create', { key: s.keys.pk, body: '{', headers: { 'Content-Type': 'application/json' } }),
+    ];
+    for (const res of answers) {
+      expect(res.headers.get('content-type'), `${res.status} ${res.text.slice(0, 80)}`).toMatch(/^application\/json/);
+      expect(res.headers.get('x-content-type-options'), `${res.status} ${res.text.slice(0, 80)}`).toBe('nosniff');
+    }
+    expect(new Set(answers.map((r) => r.status))).toEqual(new Set([200, 201, 400, 401, 404, 405]));
+  });
+});
+
 describe('rate limits', () => {
   it('answers request N+1 with 429 and Retry-After, and stores nothing', async () => {
     let now = Date.parse('2026-11-22T10:00:00Z');

@@ -243,6 +243,12 @@ describe('mail', () => {
     expect(smtp.received).toHaveLength(9);
     expect(s.logs.filter((l) => l.includes('not sent'))).toHaveLength(1);
     expect(s.logs.join('\n')).not.toContain('arget@'); // the log names the ticket, not the address
+    const held = (await s.call('GET', '/admin?r=outbox')).body.outbox.filter(
+      (e: { state: string }) => e.state === 'suppressed_limit',
+    );
+    expect(held).toMatchObject([
+      { kind: 'mail', to: ['Target@Example.com'], subject: 'We received your request: bomb 2' },
+    ]);
     now = new Date(now.getTime() + 3_600_000);
     await createTicket(s, { email: 'target@example.com', subject: 'an hour later' });
     await smtp.waitFor(11);

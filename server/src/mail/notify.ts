@@ -30,7 +30,7 @@ export function mailListener(deps: Deps) {
     if (!mailConfigured(mail)) return;
     const url = deps.publicUrl();
     const notify = mail.email_notify;
-    const queue = (m: MailMessage) => deps.outbox.enqueue('mail', m);
+    const queue = (m: MailMessage) => deps.outbox.enqueue('mail', m, e.mode);
     /**
      * Mail to a customer's address that a public key caused. Anyone with the public key can file a
      * ticket in any address's name, so these are limited per address and hour: over the limit the
@@ -44,6 +44,7 @@ export function mailListener(deps: Deps) {
             { ticket: e.ticket.id, limit: deps.config.customerMailPerHour },
             'mail: this customer address had its mails for the hour; this one is not sent',
           );
+          await deps.outbox.hold('mail', m, e.mode, 'suppressed_limit', 'per-recipient limit of customer mail');
           return;
         }
       }

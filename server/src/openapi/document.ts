@@ -66,7 +66,9 @@ const upload = z.object({
   email: ownerEmail,
 });
 const adminQuery = z.object({
-  r: z.string().describe('the resource: all, a list or object resource, agents, kb, priorities, audit or webhook_log'),
+  r: z
+    .string()
+    .describe('the resource: all, a list or object resource, agents, kb, priorities, audit, webhook_log or outbox'),
   id: z.string().optional().describe('DELETE r=agents|kb: the entry to remove'),
   limit: z
     .number()
@@ -74,7 +76,7 @@ const adminQuery = z.object({
     .min(1)
     .max(500)
     .optional()
-    .describe('r=audit|webhook_log: entries, newest first (default 100)'),
+    .describe('r=audit|webhook_log|outbox: entries, newest first (default 100)'),
 });
 const settingsBody = z.object({
   email_notify: EmailNotifySchema.optional(),

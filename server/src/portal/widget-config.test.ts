@@ -148,6 +148,7 @@ describe('secrets never leave', () => {
         'priorities',
         'audit',
         'webhook_log',
+        'outbox',
         'nope',
       ];
       for (const key of keys) {
