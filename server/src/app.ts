@@ -33,6 +33,11 @@ export function createApp(deps: Deps, extra: { site?: Middleware } = {}): Koa {
   settingsRoutes(route, deps);
   adminRoutes(route, deps);
 
+  // No answer may be sniffed into something else by a browser (an error echoing input read as HTML).
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    await next();
+  });
   app.use(requestId);
   app.use(accessLog(deps.logger));
   app.use(errorRenderer(deps.logger));

@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -10,7 +9,7 @@ import type { Deps } from './deps.js';
 import { TicketEvents } from './events.js';
 import { auditTicketEvents, type AuditEntry } from './audit/audit.js';
 import { rulesListener } from './automation/rules.js';
-import { sendMail, type MailMessage } from './mail/mailer.js';
+import { Mailer, type MailMessage } from './mail/mailer.js';
 import { mailListener } from './mail/notify.js';
 import { Outbox } from './outbox/outbox.js';
 import { Scheduler } from './scheduler/scheduler.js';
@@ -23,6 +22,7 @@ import { readDemoKeys, writeDemoKeys } from './demo/keys-file.js';
 import { seedDemo } from './demo/seed.js';
 import { demoSite } from './demo/site.js';
 import { FileTicketStore } from './store/file-ticket-store.js';
+import { makeDir, writeFileDurable } from './store/durable-write.js';
 import { acquireLock } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
 import { IdempotencyCache } from './tickets/idempotency.js';
@@ -35,6 +35,12 @@ export interface BootOptions {
   print?: (line: string) => void;
   /** Demo mode: seed a fresh directory, serve demo-site at /, keep and print the demo keys. */
   demo?: boolean;
+  /**
+   * Whether the printed lines reach a person at a terminal (default: standard output is a TTY). The
+   * first secret key is printed only then; a service manager's log (journald keeps standard output)
+   * must never hold it.
+   */
+  terminal?: boolean;
 }
 
 export interface RunningServer {
@@ -62,13 +68,16 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     );
 
   const dataDir = resolve(config.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  await makeDir(dataDir);
   const lock = acquireLock(dataDir);
   try {
     const configStore = await openConfigStore(dataDir);
     let firstKeys: { pk: string; sk: string } | undefined;
-    if (configStore.created && configStore.get().keys.length === 0)
-      firstKeys = await createFirstKeys(configStore, options.demo ? () => {} : print);
+    if (configStore.created && configStore.get().keys.length === 0) {
+      // The demo keeps and prints its keys itself (demo-keys.json).
+      const show = options.demo ? undefined : { print, terminal: options.terminal ?? Boolean(process.stdout.isTTY) };
+      firstKeys = await createFirstKeys(configStore, dataDir, show);
+    }
     if (options.demo && configStore.created) await seedDemo(configStore, clock());
     const demoKeys = options.demo ? await ensureDemoKeys(dataDir, configStore, firstKeys) : undefined;
     const [live, test] = await Promise.all([
@@ -86,8 +95,11 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     let keyRing = new KeyRing(configStore.get().keys, config.envKeys);
     configStore.onChange((data) => (keyRing = new KeyRing(data.keys, config.envKeys)));
 
+    // Known once the server listens (a port of 0 is chosen then); nothing reads it before.
+    let publicUrl = config.publicUrl ?? '';
     const deps: Deps = {
       config,
+      publicUrl: () => publicUrl,
       configStore,
       tickets: { live, test },
       keyRing: () => keyRing,
@@ -100,7 +112,8 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       webhookLog,
       version: VERSION,
     };
-    outbox.handle('mail', (job) => sendMail(configStore.get().mail, job.payload as MailMessage));
+    const mailer = new Mailer();
+    outbox.handle('mail', (job) => mailer.send(configStore.get().mail, job.payload as MailMessage));
     outbox.handle('webhook', webhookSender(configStore.get, webhookLog, clock));
     // Order matters: rules may change the ticket; mail, webhooks and the audit log see the result.
     deps.events.on(rulesListener(deps));
@@ -120,6 +133,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
+    publicUrl = config.publicUrl ?? url;
     logger.info({ tickets: { live: live.size, test: test.size }, outbox: outbox.pending.length, dataDir }, 'started');
     scheduler.start(config.schedulerMs);
     void outbox.process(); // what was pending before a restart goes out now
@@ -152,7 +166,8 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
           });
           // Pending deliveries are durable; a send in flight gets a moment, not the SMTP timeout.
           await Promise.all([live.idle(), test.idle(), Promise.race([outbox.idle(), sleep(2000)])]);
-          await Promise.all([audit.close(), webhookLog.close()]);
+          mailer.close();
+          await Promise.all([audit.close(), webhookLog.close(), outbox.close()]);
           lock.release();
         })();
         return closing;
@@ -179,14 +194,35 @@ async function ensureDemoKeys(
   return { pk: pk.key, sk: sk.key };
 }
 
-async function createFirstKeys(configStore: ConfigStore, print: (line: string) => void) {
+export const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');
+
+/**
+ * The first keys of an empty data directory. The public key is printed (it is public); the secret
+ * key only to a terminal. Anywhere else (a service manager's log, a file) it goes into a file that
+ * only the owner can read, and the line says where.
+ */
+async function createFirstKeys(
+  configStore: ConfigStore,
+  dataDir: string,
+  show: { print: (line: string) => void; terminal: boolean } | undefined,
+) {
   const pk = createKey('public', 'live', { label: 'created on first start' });
   const sk = createKey('secret', 'live', { label: 'created on first start' });
   await configStore.update((d) => {
     d.keys.push(pk.stored, sk.stored);
   });
-  print('Created your first API keys. They are shown once; the secret key is stored only as a hash.');
-  print(`  public key (widget, customers): ${pk.key}`);
-  print(`  secret key (support, /admin):   ${sk.key}`);
+  if (show) {
+    const { print } = show;
+    print('Created your first API keys. The secret key is shown once and stored only as a hash.');
+    print(`  public key (widget, customers): ${pk.key}`);
+    if (show.terminal) {
+      print(`  secret key (support, /admin):   ${sk.key}`);
+    } else {
+      const path = firstSecretKeyPath(dataDir);
+      await writeFileDurable(path, `${sk.key}\n`);
+      print(`  secret key (support, /admin):   in ${path} (readable only by this user;`);
+      print('    standard output is not a terminal, so it is not printed). Keep it safe, then delete the file.');
+    }
+  }
   return { pk: pk.key, sk: sk.key };
 }

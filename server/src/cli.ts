@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { createKey, type KeyKind, type KeyMode } from './keys/keys.js';
 import { openConfigStore } from './store/config-store.js';
+import { makeDir } from './store/durable-write.js';
 import { acquireLock, LockError } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
 import { serve } from './serve.js';
@@ -33,7 +33,7 @@ async function keys(args: string[]) {
   const [command, target] = positionals;
   const config = loadConfig();
   const dataDir = resolve(config.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  await makeDir(dataDir);
   const lock = acquireLock(dataDir);
   try {
     const store = await openConfigStore(dataDir);

@@ -18,9 +18,11 @@ const EnvSchema = z.object({
   TICKETING_RATE_LIMIT_PK_PER_MINUTE: count.default(60),
   TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES: count.default(10),
   TICKETING_RATE_LIMIT_SK_PER_MINUTE: count.default(600),
+  TICKETING_KEY_FAILURES_PER_MINUTE: count.default(20),
   TICKETING_TURNSTILE_VERIFY_URL: z
     .url({ protocol: /^https?$/ })
     .default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+  TICKETING_CUSTOMER_MAIL_PER_HOUR: count.default(5),
   TICKETING_SCHEDULER_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   TICKETING_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
 });
@@ -30,14 +32,19 @@ export interface RateLimitConfig {
   pkPerMinute: number;
   pkCreatesPer10Minutes: number;
   skPerMinute: number;
+  /** Failed key lookups per client address and minute; on even when `enabled` is false (http/auth.ts). */
+  keyFailuresPerMinute: number;
 }
 
 export interface Config {
   dataDir: string;
   host: string;
   port: number;
-  /** The address customers reach the server at; links in mail point here. */
-  publicUrl: string;
+  /**
+   * The address customers reach the server at (TICKETING_PUBLIC_URL); links in mail point here. Unset:
+   * the address the server is actually bound to (Deps.publicUrl), known once it listens.
+   */
+  publicUrl: string | undefined;
   /** Extra full keys for automation and tests; never written to disk. */
   envKeys: string[];
   trustProxy: boolean;
@@ -47,6 +54,8 @@ export interface Config {
   turnstileVerifyUrl: string;
   /** How often the scheduler runs (escalation, autoclose, retries); 0 switches the timer off. */
   schedulerMs: number;
+  /** Mails to one customer address that requests with a public key may cause per hour (mail/notify.ts). */
+  customerMailPerHour: number;
 }
 
 export class ConfigError extends Error {}
@@ -64,12 +73,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .split(',')
     .map((k) => k.trim())
     .filter(Boolean);
-  const shownHost = e.TICKETING_HOST.includes(':') ? `[${e.TICKETING_HOST}]` : e.TICKETING_HOST;
   return {
     dataDir: e.TICKETING_DATA_DIR,
     host: e.TICKETING_HOST,
     port: e.TICKETING_PORT,
-    publicUrl: (e.TICKETING_PUBLIC_URL ?? `http://${shownHost}:${e.TICKETING_PORT}`).replace(/\/+$/, ''),
+    publicUrl: e.TICKETING_PUBLIC_URL?.replace(/\/+$/, ''),
     envKeys,
     trustProxy: e.TICKETING_TRUST_PROXY,
     rateLimit: {
@@ -77,9 +85,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pkPerMinute: e.TICKETING_RATE_LIMIT_PK_PER_MINUTE,
       pkCreatesPer10Minutes: e.TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES,
       skPerMinute: e.TICKETING_RATE_LIMIT_SK_PER_MINUTE,
+      keyFailuresPerMinute: e.TICKETING_KEY_FAILURES_PER_MINUTE,
     },
     logLevel: e.TICKETING_LOG_LEVEL,
     turnstileVerifyUrl: e.TICKETING_TURNSTILE_VERIFY_URL,
     schedulerMs: e.TICKETING_SCHEDULER_SECONDS * 1000,
+    customerMailPerHour: e.TICKETING_CUSTOMER_MAIL_PER_HOUR,
   };
 }

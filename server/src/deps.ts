@@ -12,6 +12,8 @@ import type { WebhookLog } from './webhooks/log.js';
 /** Everything the app needs from outside, passed to createApp so tests can build it with real parts. */
 export interface Deps {
   config: Config;
+  /** Where links in mail point: TICKETING_PUBLIC_URL, else the address the server is bound to. */
+  publicUrl: () => string;
   configStore: ConfigStore;
   tickets: Record<KeyMode, TicketStore>;
   keyRing: () => KeyRing;

@@ -35,7 +35,10 @@ describe('blocklists', () => {
       (await s.call('POST', '/create', { key: s.keys.sk, json: ticketInput({ email: 'spammer@example.com' }) })).status,
     ).toBe(201);
     const t = await createTicket(s);
-    const reply = await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, message: 'casino!' } });
+    const reply = await s.call('POST', '/reply', {
+      key: s.keys.pk,
+      json: { ticket_id: t.id, email: t.email, message: 'casino!' },
+    });
     expect(reply.body.error.code).toBe('blocked');
     expect((await s.call('GET', `/ticket?id=${t.id}`)).body.replies).toHaveLength(0);
   });
@@ -132,12 +135,13 @@ describe('modules switched off', () => {
     expect(config.body.modules).toEqual({ kb: false, uploads: false, rating: false, close_request: false });
     const form = new FormData();
     form.append('ticket_id', t.id);
+    form.append('email', t.email);
     form.append('file', new Blob(['x']), 'a.txt');
     const calls = [
       await s.call('GET', '/kb', { key: s.keys.pk }),
       await s.call('POST', '/upload', { key: s.keys.pk, multipart: form }),
-      await s.call('POST', '/rate', { key: s.keys.pk, json: { ticket_id: t.id, score: 4 } }),
-      await s.call('POST', '/close-request', { key: s.keys.pk, json: { ticket_id: t.id } }),
+      await s.call('POST', '/rate', { key: s.keys.pk, json: { ticket_id: t.id, email: t.email, score: 4 } }),
+      await s.call('POST', '/close-request', { key: s.keys.pk, json: { ticket_id: t.id, email: t.email } }),
     ];
     for (const res of calls) {
       expect(res.status).toBe(403);
@@ -149,7 +153,7 @@ describe('modules switched off', () => {
     expect((await s.call('POST', '/create', { key: s.keys.pk, multipart: withFile })).body.error.code).toBe(
       'module_disabled',
     );
-    expect((await s.call('POST', '/rate', { json: { ticket_id: t.id, score: 4 } })).status).toBe(200); // support still can
+    expect((await s.call('POST', '/rate', { json: { ticket_id: t.id, email: t.email, score: 4 } })).status).toBe(200); // support still can
   });
 
   it('form settings act: require_category and allow_attachments', async () => {

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
 
@@ -331,13 +333,20 @@ const CASES: Case[] = [
     defaults: {
       from_name: 'Support',
       from_address: null,
-      smtp: { host: null, port: 587, secure: false, user: null, pass_set: false },
+      smtp: { host: null, port: 587, secure: false, user: null, pass_set: false, allow_invalid_certificate: false },
     },
     valid: { from_address: 'help@shop.example', smtp: { host: '127.0.0.1', port: 2525 } },
     readBack: {
       from_name: 'Support',
       from_address: 'help@shop.example',
-      smtp: { host: '127.0.0.1', port: 2525, secure: false, user: null, pass_set: false },
+      smtp: {
+        host: '127.0.0.1',
+        port: 2525,
+        secure: false,
+        user: null,
+        pass_set: false,
+        allow_invalid_certificate: false,
+      },
       email_notify: {
         customer_on_create: true,
         customer_on_reply: true,
@@ -393,6 +402,7 @@ describe('/admin resources', () => {
     expect(all.body.priorities).toEqual(['low', 'normal', 'high', 'urgent']);
     expect(all.body).not.toHaveProperty('audit');
     expect(all.body).not.toHaveProperty('webhook_log');
+    expect(all.body).not.toHaveProperty('outbox');
   });
 
   it('answers 405 for read-only resources, 404 for unknown ones, 415 for non-JSON', async () => {
@@ -536,8 +546,6 @@ describe('agents', () => {
   });
 
   it('stores passwords with scrypt, never in plain text', async () => {
-    const { readFile } = await import('node:fs/promises');
-    const { join } = await import('node:path');
     const { verifyPassword } = await import('./passwords.js');
     const created = await post('agents', {
       name: 'Ken',
@@ -566,10 +574,11 @@ describe('secrets stay in', () => {
       secure: false,
       user: null,
       pass_set: true,
+      allow_invalid_certificate: false,
     });
-    await post('mail', { smtp: { host: 'smtp2.example' } });
+    await post('mail', { smtp: { host: 'SMTP.example' } }); // the same host, spelt otherwise
     expect((await get('mail')).body.mail.smtp.pass_set).toBe(true);
-    await post('mail', { smtp: { host: 'smtp2.example', pass: null } });
+    await post('mail', { smtp: { host: 'smtp.example', pass: null } });
     expect((await get('mail')).body.mail.smtp.pass_set).toBe(false);
 
     await post('turnstile', { enabled: false, secret: 'ts-secret-canary' });
@@ -589,27 +598,59 @@ describe('secrets stay in', () => {
       secret_set: true,
     });
     await post('modules', {
-      modules: [{ name: 'webhooks', enabled: true, settings: { url: 'http://127.0.0.1:9/other' } }],
+      modules: [{ name: 'webhooks', enabled: true, settings: { url: 'http://127.0.0.1:9/hook', events: [] } }],
     });
+    expect((await get('modules')).body.modules[0].settings.secret_set).toBe(true);
+  });
+
+  it('never carries a stored secret to a new destination unless it is sent again', async () => {
+    const config = async () => readFile(join(s.dataDir, 'config.json'), 'utf8');
+    const smtp = { host: 'smtp.example', port: 587, user: 'shop' };
+    for (const moved of [{ host: 'evil.example' }, { port: 2525 }, { user: 'someone-else' }]) {
+      await post('mail', { smtp: { ...smtp, pass: 'smtp-pass-canary' } });
+      expect((await get('mail')).body.mail.smtp.pass_set).toBe(true);
+      const res = await post('mail', { smtp: { ...smtp, ...moved } });
+      expect(res.body.mail.smtp, JSON.stringify(moved)).toMatchObject({ ...moved, pass_set: false });
+      expect(await config()).not.toContain('smtp-pass-canary'); // forgotten, not hidden
+      // Sent with the new destination, a password is taken.
+      await post('mail', { smtp: { ...smtp, ...moved, pass: 'smtp-pass-new' } });
+      expect((await get('mail')).body.mail.smtp.pass_set).toBe(true);
+    }
+
+    const hook = (url: string, secret?: string) => ({
+      modules: [{ name: 'webhooks', enabled: true, settings: { url, ...(secret ? { secret } : {}) } }],
+    });
+    await post('modules', hook('http://127.0.0.1:9/hook', 'whsec-canary-0123456789'));
+    const moved = await post('modules', hook('http://127.0.0.1:9/elsewhere'));
+    expect(moved.body.modules[0].settings.secret_set).toBe(false);
+    expect(await config()).not.toContain('whsec-canary-0123456789');
+    await post('modules', hook('http://127.0.0.1:9/elsewhere', 'whsec-new-0123456789ab'));
     expect((await get('modules')).body.modules[0].settings.secret_set).toBe(true);
   });
 });
 
 describe('/settings', () => {
-  it('reads and writes the mail settings with any secret key, replacing only what it names', async () => {
+  it('reads the mail settings with any secret key and writes them with a live one, replacing only what it names', async () => {
     const r = await startServer();
     try {
       const before = await r.call('GET', '/settings', { key: r.keys.skTest });
       expect(Object.keys(before.body).sort()).toEqual(['autoreply', 'business_hours', 'email_notify', 'smtp']);
       const res = await r.call('POST', '/settings', {
-        key: r.keys.skTest,
+        key: r.keys.sk,
         json: {
           smtp: { host: 'mail.example', port: 465, secure: true, user: 'u', pass: 'pw-canary' },
           autoreply: { enabled: true },
         },
       });
       expect(res.status).toBe(200);
-      expect(res.body.smtp).toEqual({ host: 'mail.example', port: 465, secure: true, user: 'u', pass_set: true });
+      expect(res.body.smtp).toEqual({
+        host: 'mail.example',
+        port: 465,
+        secure: true,
+        user: 'u',
+        pass_set: true,
+        allow_invalid_certificate: false,
+      });
       expect(res.body.autoreply.enabled).toBe(true);
       expect(res.body.email_notify).toEqual(before.body.email_notify);
       expect(res.body.business_hours).toEqual(before.body.business_hours);
@@ -633,7 +674,7 @@ describe('audit log', () => {
       const t = await createTicket(r, {}, r.keys.sk);
       await r.call('POST', '/priority', { json: { ticket_id: t.id, priority: 'high' } });
       await createTicket(r); // a customer's write is not audited
-      await r.call('POST', '/settings', { key: r.keys.skTest, json: { autoreply: { enabled: true } } });
+      await r.call('POST', '/settings', { json: { autoreply: { enabled: true } } });
       const log = await r.call('GET', '/admin?r=audit');
       const actions = log.body.audit.map((e: { action: string }) => e.action);
       expect(actions).toEqual(['settings.update', 'ticket.priority_changed', 'ticket.created', 'config.update']);
@@ -646,7 +687,7 @@ describe('audit log', () => {
         target: t.id,
         details: { mode: 'live', from: 'normal', to: 'high' },
       });
-      expect(log.body.audit[0].actor.prefix).toBe(r.keys.skTest.slice(0, 12));
+      expect(log.body.audit[0].actor.prefix).toBe(r.keys.sk.slice(0, 12));
       expect((await r.call('GET', '/admin?r=audit&limit=2')).body.audit).toHaveLength(2);
       expect((await r.call('GET', '/admin?r=audit&limit=0')).status).toBe(400);
       expect((await r.call('GET', '/admin?r=webhook_log&limit=9999')).body.webhook_log).toEqual([]);

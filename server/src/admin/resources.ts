@@ -42,9 +42,10 @@ export const OBJECT_RESOURCES = {
 } as const;
 
 export const ENTRY_RESOURCES = ['agents', 'kb'] as const;
-export const LOG_RESOURCES = ['audit', 'webhook_log'] as const;
+/** Read-only records, newest first, with `limit`: the audit log, webhook attempts, the mail and webhook outbox. */
+export const LOG_RESOURCES = ['audit', 'webhook_log', 'outbox'] as const;
 
-/** Everything `r=all` answers: every resource but the two logs. */
+/** Everything `r=all` answers: every resource but the logs. */
 export const ALL_RESOURCES = [
   ...Object.keys(LIST_RESOURCES),
   ...Object.keys(OBJECT_RESOURCES),

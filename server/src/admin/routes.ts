@@ -9,6 +9,7 @@ import type { Route } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { newId } from '../store/ids.js';
 import { hashPassword } from './passwords.js';
+import { withSmtpPass, withTurnstileSecret, withWebhookSecret } from './secrets.js';
 import { checkReferences, statusUsesInConfig } from './references.js';
 import {
   ALL_RESOURCES,
@@ -60,7 +61,13 @@ export function adminRoutes(route: Route, deps: Deps) {
       ctx.body = Object.fromEntries(ALL_RESOURCES.map((name) => [name, resourceView(name, data)]));
     } else if ((LOG_RESOURCES as readonly string[]).includes(r)) {
       const { limit } = validate(LogQuery, ctx.query);
-      ctx.body = { [r]: (r === 'audit' ? deps.audit : deps.webhookLog).recent(limit) };
+      const entries =
+        r === 'audit'
+          ? deps.audit.recent(limit)
+          : r === 'webhook_log'
+            ? deps.webhookLog.recent(limit)
+            : deps.outbox.list(limit);
+      ctx.body = { [r]: entries };
     } else {
       ctx.body = { [r]: resourceView(r, data) };
     }
@@ -127,7 +134,7 @@ export function adminRoutes(route: Route, deps: Deps) {
         throw new ApiError(409, 'status_in_use', details[0]!.message, { param: 'statuses', details });
       }
     }
-    if (r === 'modules') value = keepWebhookSecret(value as ConfigData['modules'], current.modules) as ConfigData[R];
+    if (r === 'modules') value = withWebhookSecret(value as ConfigData['modules'], current.modules) as ConfigData[R];
     const refs = checkReferences(r, { ...current, [r]: value });
     if (refs.length) throw invalid(refs);
     return configStore.update((d) => void (d[r] = value));
@@ -135,17 +142,14 @@ export function adminRoutes(route: Route, deps: Deps) {
 
   async function writeObject<R extends ObjectResource>(r: R, value: ConfigData[R]) {
     const current = configStore.get();
-    // Omitted secrets are kept; null or "" removes them.
-    const keep = (given: string | null | undefined, stored: string | null | undefined) =>
-      given === undefined ? (stored ?? null) : given || null;
+    // Write-only secrets: kept when omitted, but never carried to a new destination (admin/secrets.ts).
     let next = value;
     if (r === 'mail') {
       const mail = value as ConfigData['mail'];
-      next = { ...mail, smtp: { ...mail.smtp, pass: keep(mail.smtp.pass, current.mail.smtp.pass) } } as ConfigData[R];
+      next = { ...mail, smtp: withSmtpPass(mail.smtp, current.mail.smtp) } as ConfigData[R];
     }
     if (r === 'turnstile') {
-      const t = value as ConfigData['turnstile'];
-      next = { ...t, secret: keep(t.secret, current.turnstile.secret) } as ConfigData[R];
+      next = withTurnstileSecret(value as ConfigData['turnstile'], current.turnstile) as ConfigData[R];
     }
     const refs = checkReferences(r, { ...current, [r]: next });
     if (refs.length) throw invalid(refs);
@@ -220,14 +224,4 @@ export function adminRoutes(route: Route, deps: Deps) {
     }
     return count;
   }
-}
-
-/** A webhooks module written without `secret` keeps the stored one (secrets are write-only). */
-function keepWebhookSecret(next: ConfigData['modules'], current: ConfigData['modules']): ConfigData['modules'] {
-  const stored = current.find((m) => m.name === 'webhooks')?.settings as { secret?: string } | undefined;
-  return next.map((m) =>
-    m.name === 'webhooks' && m.settings && m.settings.secret === undefined && stored?.secret
-      ? { ...m, settings: { ...m.settings, secret: stored.secret } }
-      : m,
-  );
 }

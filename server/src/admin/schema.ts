@@ -191,7 +191,7 @@ export const WEBHOOK_EVENTS = [
 
 export const WebhookSettingsSchema = z.object({
   url: z.url({ protocol: /^https?$/ }).max(2000),
-  /** Write-only; reads show secret_set. */
+  /** Write-only; reads show secret_set. Omitted keeps the stored one while the URL stays the same. */
   secret: z.string().min(16, 'must be at least 16 characters').max(200).optional(),
   events: z.array(z.enum(WEBHOOK_EVENTS)).default([...WEBHOOK_EVENTS]),
 });
@@ -313,8 +313,16 @@ export const SmtpSchema = z.object({
   port: z.number().int().min(1).max(65535).default(587),
   secure: z.boolean().default(false),
   user: z.string().max(255).nullable().default(null),
-  /** Write-only. Omitted keeps the stored one; null or "" removes it. */
+  /**
+   * Write-only. Omitted keeps the stored one while host, port and user stay the same (a changed
+   * destination forgets it: admin/secrets.ts); null or "" removes it.
+   */
   pass: z.string().max(1000).nullable().optional(),
+  /**
+   * Skips checking the server's TLS certificate (a self-signed internal relay). Off: a certificate that
+   * does not verify stops the delivery, so a password never goes to a server that is not the one named.
+   */
+  allow_invalid_certificate: z.boolean().default(false),
 });
 export const EmailNotifySchema = z.object({
   customer_on_create: z.boolean().default(true),

@@ -62,10 +62,11 @@ export async function runActions(
     if (a.type === 'notify' && mailConfigured(config.mail)) {
       await deps.outbox.enqueue(
         'mail',
-        ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.config.publicUrl),
+        ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.publicUrl()),
+        mode,
       );
     }
-    if (a.type === 'webhook') await enqueueWebhook(deps.outbox, a.value, event, updated, deps.clock());
+    if (a.type === 'webhook') await enqueueWebhook(deps.outbox, a.value, event, updated, deps.clock(), mode);
     await deps.audit.append(
       auditEntry(deps.clock(), SYSTEM, `${source.kind}.${a.type}`, ticketId, {
         [source.kind]: source.id,

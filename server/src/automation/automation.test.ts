@@ -152,7 +152,7 @@ describe('rules', () => {
     expect(support.body.status).toBe('answered'); // the answer shows what the rules did
     const customer = await s.call('POST', '/reply', {
       key: s.keys.pk,
-      json: { ticket_id: t.id, message: 'My lawyer will call' },
+      json: { ticket_id: t.id, email: t.email, message: 'My lawyer will call' },
     });
     expect(customer.body.status).toBe('open');
     const mails = await smtp.waitFor(1);
@@ -296,7 +296,10 @@ describe('scheduler', () => {
     const open = await createTicket(s);
     for (const t of [idle, busy]) await s.call('POST', '/status', { json: { ticket_id: t.id, status: 'answered' } });
     now = new Date(now.getTime() + 2 * 86_400_000);
-    await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: busy.id, message: 'still there?' } });
+    await s.call('POST', '/reply', {
+      key: s.keys.pk,
+      json: { ticket_id: busy.id, email: busy.email, message: 'still there?' },
+    });
     await s.call('POST', '/status', { json: { ticket_id: busy.id, status: 'answered' } });
     now = new Date(now.getTime() + 1 * 86_400_000 + 60_000);
     await s.running.scheduler.tick();

@@ -23,7 +23,8 @@ function upload(
 ) {
   const form = new FormData();
   form.append('ticket_id', ticketId);
-  for (const [k, v] of Object.entries(extra)) form.append(k, v);
+  // The customer's email of createTicket: a public key proves the ticket with it.
+  for (const [k, v] of Object.entries({ email: 'ada@example.com', ...extra })) form.append(k, v);
   form.append('file', new Blob([data]), name);
   return s.call('POST', '/upload', { key, multipart: form });
 }
@@ -51,7 +52,10 @@ describe('POST /upload', () => {
   it('attaches to a reply of the ticket, and refuses a reply of another', async () => {
     const t = await createTicket(s);
     const other = await createTicket(s);
-    const r = await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, message: 'see file' } });
+    const r = await s.call('POST', '/reply', {
+      key: s.keys.pk,
+      json: { ticket_id: t.id, email: t.email, message: 'see file' },
+    });
     const replyId = r.body.replies[0].id;
     const ok = await upload(t.id, 'log.txt', 'line 1\n', { reply_id: replyId });
     expect(ok.body.reply_id).toBe(replyId);
@@ -66,6 +70,7 @@ describe('POST /upload', () => {
     const t = await createTicket(s);
     const form = new FormData();
     form.append('ticket_id', t.id);
+    form.append('email', t.email);
     const none = await s.call('POST', '/upload', { key: s.keys.pk, multipart: form });
     expect(none.status).toBe(400);
     expect(none.body.error.param).toBe('file');
@@ -117,7 +122,7 @@ describe('POST /upload', () => {
     const exact = await streamUpload(
       `${s.base}/upload`,
       s.keys.pk,
-      { ticket_id: t.id },
+      { ticket_id: t.id, email: t.email },
       { name: 'big.txt', size: MB5 },
     );
     expect(exact.status).toBe(201);
@@ -125,7 +130,7 @@ describe('POST /upload', () => {
     const over = await streamUpload(
       `${s.base}/upload`,
       s.keys.pk,
-      { ticket_id: t.id },
+      { ticket_id: t.id, email: t.email },
       { name: 'big.txt', size: MB5 + 1 },
     );
     expect(over.status).toBe(413);
@@ -207,14 +212,19 @@ describe('memory', () => {
       });
       const ticket = (await create.json()) as { id: string };
       // Warm up the upload path once so lazy-loaded code does not count as growth.
-      await streamUpload(`${child.url}/v1/upload`, keys.pk, { ticket_id: ticket.id }, { name: 'w.txt', size: 1024 });
+      await streamUpload(
+        `${child.url}/v1/upload`,
+        keys.pk,
+        { ticket_id: ticket.id, email: 'a@example.com' },
+        { name: 'w.txt', size: 1024 },
+      );
       const baseline = rss();
       let peak = baseline;
       const sampler = setInterval(() => (peak = Math.max(peak, rss())), 10);
       const res = await streamUpload(
         `${child.url}/v1/upload`,
         keys.pk,
-        { ticket_id: ticket.id },
+        { ticket_id: ticket.id, email: 'a@example.com' },
         { name: 'huge.txt', size: 50 * 1024 * 1024 },
       );
       clearInterval(sampler);

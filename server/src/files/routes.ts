@@ -9,15 +9,16 @@ import { requireModule } from '../portal/modules.js';
 import type { Route } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { newId } from '../store/ids.js';
-import { checkOwner, findTicket, requireEmailForPublic, storeFor } from '../tickets/lookup.js';
+import { findTicket, ownerCheck, storeFor } from '../tickets/lookup.js';
+import { ownerEmail } from '../tickets/schema.js';
 import { checkFile } from './check-file.js';
 
 const UploadInput = z.object({
   ticket_id: id,
   reply_id: optional(z.string().max(100)),
-  email: optional(z.string().max(254)),
+  email: ownerEmail,
 });
-const FileQuery = z.object({ ticket_id: id, file_id: id, email: optional(z.string().max(254)) });
+const FileQuery = z.object({ ticket_id: id, file_id: id, email: ownerEmail });
 
 /**
  * RFC 6266: a plain-ASCII `filename` for old clients and an RFC 5987 `filename*` with the exact
@@ -41,10 +42,11 @@ export function fileRoutes(route: Route, deps: Deps) {
     const input = validate(UploadInput, body.fields);
     const upload = body.files[0];
     if (!upload) throw validationError('file', 'is required');
+    const owns = ownerCheck(ctx, input.email);
     const checked = await checkFile(upload, 'file');
     let attachment: Attachment | undefined;
     const updated = await storeFor(ctx, deps).update(input.ticket_id, (current) => {
-      const ticket = structuredClone(checkOwner(ctx, current, input.email));
+      const ticket = structuredClone(owns(current));
       const at = deps.clock().toISOString();
       attachment = {
         id: newId('fil'),
@@ -80,7 +82,6 @@ export function fileRoutes(route: Route, deps: Deps) {
 
   route('get', 'file', async (ctx) => {
     const query = validate(FileQuery, ctx.query);
-    requireEmailForPublic(ctx, query.email);
     const ticket = await findTicket(ctx, deps, query.ticket_id, query.email);
     const all = [...ticket.attachments, ...ticket.replies.flatMap((r) => r.attachments)];
     const meta = all.find((a) => a.id === query.file_id);

@@ -3,7 +3,8 @@ import { createTicket, startServer, ticketInput, type TestServer } from '../test
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startServer();
+  // These tests send a bad key to every endpoint, more than one address may fail in a minute.
+  s = await startServer({ env: { TICKETING_KEY_FAILURES_PER_MINUTE: '1000' } });
 });
 afterAll(() => s.close());
 
@@ -278,6 +279,29 @@ describe('logs', () => {
   });
 });
 
+describe('every JSON answer', () => {
+  it('carries X-Content-Type-Options: nosniff, errors included', async () => {
+    const t = await createTicket(s);
+    const answers = [
+      await s.call('GET', '/me'),
+      await s.call('GET', `/ticket?id=${t.id}`),
+      await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput() }),
+      await s.call('GET', '/openapi.json'),
+      await s.call('GET', '/admin?r=all'),
+      await s.call('GET', '/me', { key: null }), // 401
+      await s.call('GET', '/ticket', { key: s.keys.pk }), // 400
+      await s.call('GET', '/nope'), // 404 before the key
+      await s.call('PUT', '/me'), // 405
+      await s.call('POST', '/create', { key: s.keys.pk, body: '{', headers: { 'Content-Type': 'application/json' } }),
+    ];
+    for (const res of answers) {
+      expect(res.headers.get('content-type'), `${res.status} ${res.text.slice(0, 80)}`).toMatch(/^application\/json/);
+      expect(res.headers.get('x-content-type-options'), `${res.status} ${res.text.slice(0, 80)}`).toBe('nosniff');
+    }
+    expect(new Set(answers.map((r) => r.status))).toEqual(new Set([200, 201, 400, 401, 404, 405]));
+  });
+});
+
 describe('rate limits', () => {
   it('answers request N+1 with 429 and Retry-After, and stores nothing', async () => {
     let now = Date.parse('2026-11-22T10:00:00Z');
@@ -301,6 +325,33 @@ describe('rate limits', () => {
       expect((await r.call('GET', '/meta', { key: r.keys.pk })).status).toBe(200);
       now += 10 * 60 * 1000 + 1;
       expect((await r.call('POST', '/create', { key: r.keys.pk, json: ticketInput() })).status).toBe(201);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('throttles failed key lookups per address before the lookup, even with rate limits off', async () => {
+    let now = Date.parse('2026-11-22T10:00:00Z');
+    const r = await startServer({ env: { TICKETING_KEY_FAILURES_PER_MINUTE: '5' }, clock: () => new Date(now) });
+    try {
+      expect(r.running.deps.config.rateLimit.enabled).toBe(false);
+      const guesses = [`sk_live_${'x'.repeat(30)}`, 'sk_live_short', `pk_live_${'y'.repeat(30)}`];
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await r.call('GET', '/me', { key: guesses[i % 3]! })).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 401]);
+      // Request 6: refused before the key is looked at, so even the right key gets nothing now.
+      for (const key of [guesses[0]!, r.keys.sk, r.keys.pk]) {
+        const refused = await r.call('GET', '/me', { key });
+        expect(refused.status).toBe(429);
+        expect(refused.body.error.code).toBe('rate_limited');
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      // A missing key is no guess; the window passes with time.
+      expect((await r.call('GET', '/me', { key: null })).body.error.code).toBe('missing_api_key');
+      now += 60_000;
+      expect((await r.call('GET', '/me', { key: r.keys.sk })).status).toBe(200);
+      // Good requests never count: a client with a valid key is never throttled by this.
+      for (let i = 0; i < 20; i++) expect((await r.call('GET', '/me', { key: r.keys.pk })).status).toBe(200);
     } finally {
       await r.close();
     }

@@ -19,6 +19,21 @@ export class RateLimiter {
 
   /** Counts one hit; returns the seconds to wait when over `limit`, else 0. */
   hit(bucket: string, limit: number, windowMs: number): number {
+    const wait = this.wait(bucket, limit);
+    if (!wait) this.count(bucket, windowMs);
+    return wait;
+  }
+
+  /** The seconds to wait when `bucket` has reached `limit` in its current window, else 0. Counts nothing. */
+  wait(bucket: string, limit: number): number {
+    const now = this.now();
+    const w = this.windows.get(bucket);
+    if (!w || w.resetAt <= now || w.count < limit) return 0;
+    return Math.max(1, Math.ceil((w.resetAt - now) / 1000));
+  }
+
+  /** Counts one hit in `bucket`, opening a window of `windowMs` when none is running. */
+  count(bucket: string, windowMs: number) {
     const now = this.now();
     this.sweep(now);
     let w = this.windows.get(bucket);
@@ -26,9 +41,7 @@ export class RateLimiter {
       w = { count: 0, resetAt: now + windowMs };
       this.windows.set(bucket, w);
     }
-    if (w.count >= limit) return Math.max(1, Math.ceil((w.resetAt - now) / 1000));
     w.count++;
-    return 0;
   }
 
   private sweep(now: number) {
@@ -50,12 +63,13 @@ export function rateLimit(limiter: RateLimiter, config: RateLimitConfig, endpoin
       if (!wait && auth.kind === 'public' && endpoint === 'create') {
         wait = limiter.hit(`create|${who}`, config.pkCreatesPer10Minutes, 600_000);
       }
-      if (wait) {
-        throw new ApiError(429, 'rate_limited', `Too many requests. Try again in ${wait} s.`, {
-          headers: { 'Retry-After': String(wait) },
-        });
-      }
+      if (wait) throw rateLimited(wait);
     }
     await next();
   };
 }
+
+export const rateLimited = (wait: number) =>
+  new ApiError(429, 'rate_limited', `Too many requests. Try again in ${wait} s.`, {
+    headers: { 'Retry-After': String(wait) },
+  });

@@ -2,11 +2,12 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Deps } from '../deps.js';
 import { authenticate } from './auth.js';
-import { API_PREFIX, ENDPOINTS } from './endpoints.js';
+import { API_PREFIX, ENDPOINTS, type Access } from './endpoints.js';
 import { RateLimiter, rateLimit } from './rate-limit.js';
 
 export type Method = 'get' | 'post' | 'delete';
-export type Route = (method: Method, name: string, handler: Middleware) => void;
+/** `access` narrows the endpoint's access for this method (e.g. a read any secret key may make, a write only a live one). */
+export type Route = (method: Method, name: string, handler: Middleware, access?: Access) => void;
 
 /**
  * Registers `/v1/<name>` with the checks every endpoint shares, in the order of API.md: the router
@@ -15,12 +16,12 @@ export type Route = (method: Method, name: string, handler: Middleware) => void;
  */
 export function routeFactory(router: Router, deps: Deps): Route {
   const limiter = new RateLimiter(() => deps.clock().getTime());
-  return (method, name, handler) => {
-    const access = ENDPOINTS[name];
-    if (!access) throw new Error(`endpoint ${name} is missing from ENDPOINTS`);
+  return (method, name, handler, narrowed) => {
+    if (!ENDPOINTS[name]) throw new Error(`endpoint ${name} is missing from ENDPOINTS`);
+    const access = narrowed ?? ENDPOINTS[name];
     router[method](
       `${API_PREFIX}/${name}`,
-      authenticate(access, deps.keyRing),
+      authenticate(access, deps.keyRing, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute }),
       rateLimit(limiter, deps.config.rateLimit, name),
       handler,
     );

@@ -1,9 +1,10 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../test-support/receiver.js';
 import { freePort, startSilentServer, startSmtp, type TestSmtp } from '../test-support/smtp.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
+import { SMTP_MAX_CONNECTIONS } from './mailer.js';
 
 let now = new Date('2026-11-23T10:00:00Z'); // a Monday, 11:00 in Berlin
 const clock = () => now;
@@ -44,7 +45,7 @@ const outboxFiles = async (s: TestServer) =>
   (await readdir(join(s.dataDir, 'outbox'))).filter((n) => n.endsWith('.json'));
 
 describe('mail', () => {
-  it('sends the autoreply to the customer and tells the agents, with a link back', async () => {
+  it('sends the autoreply to the customer and tells the agents, who get a link to the console', async () => {
     const { s, smtp } = await setup();
     await s.call('POST', '/admin?r=autoreply', {
       json: { enabled: true, subject: 'Got it: {{subject}}', message: 'Hello {{name}}, your number is {{ticket_id}}.' },
@@ -55,12 +56,14 @@ describe('mail', () => {
     expect(auto.from).toBe('help@shop.example');
     expect(auto.subject).toBe('Got it: Broken teapot');
     expect(auto.text).toContain(`Hello Ada, your number is ${t.id}.`);
-    expect(auto.text).toContain('https://shop.example/orders');
-    expect(auto.html).toContain('<a href="https://shop.example/orders">');
+    expect(auto.text).not.toContain('shop.example/orders'); // the page it was sent from is no link for customers
     const agents = mails.find((m) => m.to.includes('desk@shop.example'))!;
     expect(agents.subject).toBe('New ticket: Broken teapot');
     expect(agents.text).toContain('I ordered a teapot last week.');
-    expect(agents.text).toContain(`https://support.shop.example/v1/ticket?id=${t.id}`);
+    expect(agents.text).toContain(`https://support.shop.example/console/tickets/${t.id}`);
+    expect(agents.html).toContain(`<a href="https://support.shop.example/console/tickets/${t.id}">`);
+    expect(agents.text).toContain('Sent from the page https://shop.example/orders'); // as text, for agents
+    expect(agents.html).not.toContain('href="https://shop.example');
     await eventually(async () => (await outboxFiles(s)).length === 0, 5000, 'the outbox to empty'); // sent mail leaves it
   });
 
@@ -95,7 +98,7 @@ describe('mail', () => {
       'We received your request: Where is it',
     );
     await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'It ships today.', author: 'Grace' } });
-    await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, message: 'Thanks!' } });
+    await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, email: t.email, message: 'Thanks!' } });
     const mails = await smtp.waitFor(4);
     const toCustomer = mails.find((m) => m.subject === 'Re: Where is it')!;
     expect(toCustomer.to).toEqual(['ada@example.com']);
@@ -171,11 +174,165 @@ describe('mail', () => {
     expect((await outboxFiles(s)).length).toBe(2); // queued durably, waiting for the server
   });
 
+  it("never links a customer to a page a request chose: customer mail carries no link that is not the server's own", async () => {
+    const { s, smtp } = await setup();
+    const phishing = 'https://evil.example/login?next=shop';
+    await s.call('POST', '/admin?r=autoreply', { json: { enabled: true } });
+    const t = await createTicket(s, { email: 'victim@example.com', page_url: phishing });
+    await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'We are on it.' } });
+    await s.call('POST', '/admin?r=autoreply', { json: { enabled: false } });
+    await createTicket(s, { email: 'victim@example.com', page_url: phishing }); // the confirmation
+    const mails = await smtp.waitFor(5); // autoreply, reply, confirmation, and two to the agents
+    const toVictim = mails.filter((m) => m.to.includes('victim@example.com'));
+    expect(toVictim.map((m) => m.subject).sort()).toEqual([
+      'Re: My order has not arrived',
+      'We received your request: My order has not arrived',
+      'We received your request: My order has not arrived',
+    ]);
+    for (const m of toVictim) {
+      expect(m.text).not.toContain('evil.example');
+      expect(m.html).not.toContain('evil.example');
+      // Any link at all would have to be the server's own.
+      for (const href of m.html.matchAll(/href="([^"]*)"/g))
+        expect(href[1]).toMatch(/^https:\/\/support\.shop\.example\//);
+      for (const url of m.text.matchAll(/https?:\/\/\S+/g))
+        expect(url[0]).toMatch(/^https:\/\/support\.shop\.example\//);
+    }
+  });
+
+  it('links agents to the address the server is bound to when no public URL is set, not to port 0', async () => {
+    const smtp = await startSmtp();
+    cleanup.push(() => smtp.close());
+    const s = await startServer({ clock }); // TICKETING_PORT=0, no TICKETING_PUBLIC_URL
+    cleanup.push(() => s.close());
+    expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    await s.call('POST', '/admin?r=mail', {
+      json: {
+        from_address: 'help@shop.example',
+        smtp: { host: '127.0.0.1', port: smtp.port },
+        email_notify: { customer_on_create: false, agents_on_create: true, agent_emails: ['desk@shop.example'] },
+      },
+    });
+    const t = await createTicket(s);
+    const [mail] = await smtp.waitFor(1);
+    expect(mail!.text).toContain(`${s.url}/console/tickets/${t.id}`);
+    expect(mail!.text).not.toContain(':0/');
+    expect((await s.call('GET', '/me')).body.portal.public_url).toBe(s.url);
+    // The link leads to this server (the console will answer there).
+    const res = await fetch(`${s.url}/v1/me`, { headers: { Authorization: `Bearer ${s.keys.sk}` } });
+    expect(res.status).toBe(200);
+  });
+
+  it('limits the mail a public key can send to one customer address per hour, and logs what it held back', async () => {
+    const { s, smtp } = await setup({ env: { TICKETING_CUSTOMER_MAIL_PER_HOUR: '2' } });
+    for (let i = 0; i < 3; i++) await createTicket(s, { email: 'Target@Example.com', subject: `bomb ${i}` });
+    await createTicket(s, { email: 'other@example.com', subject: 'someone else' });
+    await createTicket(s, { email: 'target@example.com', subject: 'filed by support' }, s.keys.sk);
+    // Everything is queued before the answers; once the outbox is empty, all that was sent has arrived.
+    await eventually(async () => (await outboxFiles(s)).length === 0, 5000, 'the outbox to empty');
+    await smtp.waitFor(9);
+    const subjects = (to: string) =>
+      smtp.received.filter((m) => m.to.some((a) => a.toLowerCase() === to)).map((m) => m.subject);
+    expect(subjects('target@example.com').sort()).toEqual([
+      'We received your request: bomb 0',
+      'We received your request: bomb 1',
+      'We received your request: filed by support', // support's own mail is not held back
+    ]);
+    expect(subjects('other@example.com')).toHaveLength(1);
+    expect(subjects('desk@shop.example')).toHaveLength(5); // agents hear of every ticket
+    expect(smtp.received).toHaveLength(9);
+    expect(s.logs.filter((l) => l.includes('not sent'))).toHaveLength(1);
+    expect(s.logs.join('\n')).not.toContain('arget@'); // the log names the ticket, not the address
+    const held = (await s.call('GET', '/admin?r=outbox')).body.outbox.filter(
+      (e: { state: string }) => e.state === 'suppressed_limit',
+    );
+    expect(held).toMatchObject([
+      { kind: 'mail', to: ['Target@Example.com'], subject: 'We received your request: bomb 2' },
+    ]);
+    now = new Date(now.getTime() + 3_600_000);
+    await createTicket(s, { email: 'target@example.com', subject: 'an hour later' });
+    await smtp.waitFor(11);
+    expect(subjects('target@example.com')).toContain('We received your request: an hour later');
+  });
+
   it('queues nothing while mail is not configured', async () => {
     const s = await startServer();
     cleanup.push(() => s.close());
     await s.call('POST', '/admin?r=autoreply', { json: { enabled: true } });
     await createTicket(s);
     expect(await outboxFiles(s)).toEqual([]);
+  });
+});
+
+describe('the SMTP connection', () => {
+  const PASSWORD = 'relay-password-canary';
+  const pending = async (s: TestServer) => {
+    const files = await outboxFiles(s);
+    return Promise.all(files.map(async (f) => JSON.parse(await readFile(join(s.dataDir, 'outbox', f), 'utf8'))));
+  };
+
+  it('verifies the TLS certificate: a relay whose certificate does not verify gets no mail and no password, unless allowed', async () => {
+    const smtp = await startSmtp(0, { starttls: true }); // smtp-server's own self-signed certificate
+    cleanup.push(() => smtp.close());
+    const s = await startServer({ clock });
+    cleanup.push(() => s.close());
+    const mail = (smtp: object) => ({
+      from_address: 'help@shop.example',
+      smtp: { host: '127.0.0.1', user: 'shop', ...smtp },
+      email_notify: { customer_on_create: true },
+    });
+    const configured = await s.call('POST', '/admin?r=mail', { json: mail({ port: smtp.port, pass: PASSWORD }) });
+    expect(configured.body.mail.smtp.allow_invalid_certificate).toBe(false); // the default
+    await createTicket(s, { subject: 'over TLS' });
+    // The attempt fails on the certificate and waits for a retry.
+    await eventually(async () => (await pending(s))[0]?.attempts === 1, 5000, 'the first attempt to fail');
+    const [job] = await pending(s);
+    expect(job.last_error).toMatch(/certificate/i);
+    expect(smtp.received).toEqual([]);
+    expect(smtp.auths).toEqual([]); // the password never went out
+
+    // The operator vouches for this relay: the same destination keeps its password.
+    const allowed = await s.call('POST', '/admin?r=mail', {
+      json: mail({ port: smtp.port, allow_invalid_certificate: true }),
+    });
+    expect(allowed.body.mail.smtp).toMatchObject({ allow_invalid_certificate: true, pass_set: true });
+    now = new Date(now.getTime() + 60_000);
+    await s.running.scheduler.tick();
+    const [received] = await smtp.waitFor(1);
+    expect(received!.subject).toBe('We received your request: over TLS');
+    expect(smtp.auths.map((a) => a.password)).toEqual([PASSWORD]);
+  });
+
+  it('sends a burst over a few pooled connections, and a new pool when the settings change', async () => {
+    const port = await freePort();
+    const { s } = await setup({ smtpPort: port });
+    for (let i = 0; i < 6; i++) await createTicket(s, { email: `c${i}@example.com`, subject: `burst ${i}` });
+    await eventually(async () => (await pending(s)).every((j) => j.attempts === 1), 5000, 'the first attempts');
+    expect(await pending(s)).toHaveLength(12); // a confirmation and an agents' mail per ticket
+
+    const smtp = await startSmtp(port); // the server is back: all 12 are due at once
+    cleanup.push(() => smtp.close());
+    now = new Date(now.getTime() + 60_000);
+    await s.running.scheduler.tick();
+    await smtp.waitFor(12);
+    expect(smtp.connections.peak).toBeLessThanOrEqual(SMTP_MAX_CONNECTIONS);
+    expect(smtp.connections.total).toBeLessThanOrEqual(SMTP_MAX_CONNECTIONS); // reused, not one per mail
+
+    const other = await startSmtp();
+    cleanup.push(() => other.close());
+    await s.call('POST', '/settings', { json: { smtp: { host: '127.0.0.1', port: other.port } } });
+    await createTicket(s, { email: 'after@example.com', subject: 'moved' });
+    const moved = await other.waitFor(2);
+    expect(moved.map((m) => m.subject).sort()).toEqual(['New ticket: moved', 'We received your request: moved']);
+    expect(smtp.received).toHaveLength(12);
+  });
+
+  it('shows an encoded-word typed into a subject as the literal text', async () => {
+    const { s, smtp } = await setup();
+    const typed = ['=?utf-8?B?WW91ciBhY2NvdW50IGlzIGxvY2tlZA==?=', 'Re: =?utf-8?Q?caf=C3=A9?= and =?x?', 'Grüße =?'];
+    for (const subject of typed) await createTicket(s, { subject });
+    const mails = await smtp.waitFor(6);
+    const seen = mails.filter((m) => m.to.includes('ada@example.com')).map((m) => m.subject);
+    expect(seen.sort()).toEqual(typed.map((t) => `We received your request: ${t}`).sort());
   });
 });

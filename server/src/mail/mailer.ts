@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import nodemailer, { type Transporter } from 'nodemailer';
 import type { ConfigData } from '../admin/schema.js';
 
 export interface MailMessage {
@@ -8,34 +8,82 @@ export interface MailMessage {
   html: string;
 }
 
+type Smtp = ConfigData['mail']['smtp'];
+
 // A silent or slow SMTP server must never hold a delivery forever: connect, greeting and idle
 // socket timeouts are set, and the attempt is retried later by the outbox.
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
+/** Connections the pool keeps open to the SMTP server at most; more messages wait their turn. */
+export const SMTP_MAX_CONNECTIONS = 3;
 
 /** True when there is somewhere to send mail from and through. */
 export const mailConfigured = (mail: ConfigData['mail']) => Boolean(mail.smtp.host && mail.from_address);
 
-/** Sends one message over the SMTP server configured now (settings may change between attempts). */
-export async function sendMail(mail: ConfigData['mail'], message: MailMessage): Promise<void> {
-  if (!mailConfigured(mail)) throw new Error('mail is not configured (smtp.host and from_address)');
-  const transport = nodemailer.createTransport({
-    host: mail.smtp.host!,
-    port: mail.smtp.port,
-    secure: mail.smtp.secure,
-    ...(mail.smtp.user ? { auth: { user: mail.smtp.user, pass: mail.smtp.pass ?? '' } } : {}),
-    ...TIMEOUTS,
-    // Loopback and internal relays often have self-signed certificates; STARTTLS is still used when offered.
-    tls: { rejectUnauthorized: false },
-  });
-  try {
-    await transport.sendMail({
+/**
+ * A literal encoded-word typed into a subject ("=?utf-8?B?…?=") would be decoded by mail clients and
+ * show something else than what was typed. Such a subject is sent encoded as a whole (RFC 2047
+ * base64 words), so clients show the literal text; other subjects go as they are.
+ */
+export function subjectHeader(subject: string): string {
+  if (!subject.includes('=?')) return subject;
+  const words: string[] = [];
+  let chunk = '';
+  // Whole characters only, at most 45 bytes a word (60 base64 characters: lines stay short).
+  for (const char of subject) {
+    if (Buffer.byteLength(chunk + char) > 45) {
+      words.push(chunk);
+      chunk = '';
+    }
+    chunk += char;
+  }
+  words.push(chunk);
+  return words.map((w) => `=?UTF-8?B?${Buffer.from(w).toString('base64')}?=`).join(' ');
+}
+
+/**
+ * Sends mail over one pooled SMTP transport (a few connections, reused for many messages), built from
+ * the settings in force and rebuilt when they change. TLS certificates are verified: a relay whose
+ * certificate does not verify gets nothing, the password least of all, unless the settings say
+ * `allow_invalid_certificate` (a self-signed internal relay the operator vouches for).
+ */
+export class Mailer {
+  private transport: Transporter | undefined;
+  private settings = '';
+
+  async send(mail: ConfigData['mail'], message: MailMessage): Promise<void> {
+    if (!mailConfigured(mail)) throw new Error('mail is not configured (smtp.host and from_address)');
+    await this.transportFor(mail.smtp).sendMail({
       from: { name: mail.from_name, address: mail.from_address! },
       to: message.to,
-      subject: message.subject,
+      subject: subjectHeader(message.subject),
       text: message.text,
       html: message.html,
     });
-  } finally {
-    transport.close();
+  }
+
+  private transportFor(smtp: Smtp): Transporter {
+    const settings = JSON.stringify(smtp);
+    if (this.transport && settings === this.settings) return this.transport;
+    // Messages under way on the old pool finish there; new ones take the new settings.
+    this.transport?.close();
+    this.settings = settings;
+    this.transport = nodemailer.createTransport({
+      pool: true,
+      maxConnections: SMTP_MAX_CONNECTIONS,
+      host: smtp.host!,
+      port: smtp.port,
+      secure: smtp.secure,
+      // No password, no AUTH: a user name alone would log in with an empty password.
+      ...(smtp.user && smtp.pass ? { auth: { user: smtp.user, pass: smtp.pass } } : {}),
+      ...TIMEOUTS,
+      // STARTTLS is used whenever the server offers it, and its certificate must verify.
+      tls: { rejectUnauthorized: !smtp.allow_invalid_certificate },
+    });
+    return this.transport;
+  }
+
+  close() {
+    this.transport?.close();
+    this.transport = undefined;
   }
 }

@@ -1,7 +1,8 @@
 import type { Deps } from '../deps.js';
 import type { TicketEvent } from '../events.js';
 import { openState } from '../portal/business-hours.js';
-import { mailConfigured } from './mailer.js';
+import { RateLimiter } from '../http/rate-limit.js';
+import { mailConfigured, type MailMessage } from './mailer.js';
 import {
   autoreplyMail,
   confirmationMail,
@@ -9,6 +10,8 @@ import {
   newTicketAgentMail,
   supportReplyMail,
 } from './templates.js';
+
+const HOUR = 3_600_000;
 
 /**
  * Queues the mail a ticket event causes, per the settings (API.md, "Mail"). Queued durably before the
@@ -20,18 +23,38 @@ import {
  *    agents_on_customer_reply.
  */
 export function mailListener(deps: Deps) {
+  const perRecipient = new RateLimiter(() => deps.clock().getTime());
   return async (e: TicketEvent) => {
     const config = deps.configStore.get();
     const { mail } = config;
     if (!mailConfigured(mail)) return;
-    const url = deps.config.publicUrl;
+    const url = deps.publicUrl();
     const notify = mail.email_notify;
-    const queue = (m: Parameters<typeof deps.outbox.enqueue>[1]) => deps.outbox.enqueue('mail', m);
+    const queue = (m: MailMessage) => deps.outbox.enqueue('mail', m, e.mode);
+    /**
+     * Mail to a customer's address that a public key caused. Anyone with the public key can file a
+     * ticket in any address's name, so these are limited per address and hour: over the limit the
+     * mail is not queued, and the log says so (with the ticket, not the address).
+     */
+    const queueForCustomer = async (m: MailMessage) => {
+      if (e.actor.kind === 'public') {
+        const address = e.ticket.email.trim().toLowerCase();
+        if (perRecipient.hit(address, deps.config.customerMailPerHour, HOUR)) {
+          deps.logger.warn(
+            { ticket: e.ticket.id, limit: deps.config.customerMailPerHour },
+            'mail: this customer address had its mails for the hour; this one is not sent',
+          );
+          await deps.outbox.hold('mail', m, e.mode, 'suppressed_limit', 'per-recipient limit of customer mail');
+          return;
+        }
+      }
+      await queue(m);
+    };
     if (e.type === 'ticket.created') {
       const { autoreply } = config;
       if (autoreply.enabled) {
         const outside = autoreply.outside_hours_message && !openState(config.business_hours, deps.clock()).open_now;
-        await queue(
+        await queueForCustomer(
           autoreplyMail(
             e.ticket,
             autoreply.subject,
@@ -40,13 +63,14 @@ export function mailListener(deps: Deps) {
           ),
         );
       } else if (notify.customer_on_create) {
-        await queue(confirmationMail(e.ticket, url));
+        await queueForCustomer(confirmationMail(e.ticket, url));
       }
       if (notify.agents_on_create && notify.agent_emails.length)
         await queue(newTicketAgentMail(e.ticket, notify.agent_emails, url));
     }
     if (e.type === 'ticket.replied' && e.reply) {
-      if (!e.reply.from_customer && notify.customer_on_reply) await queue(supportReplyMail(e.ticket, e.reply, url));
+      if (!e.reply.from_customer && notify.customer_on_reply)
+        await queueForCustomer(supportReplyMail(e.ticket, e.reply, url));
       if (e.reply.from_customer && notify.agents_on_customer_reply && notify.agent_emails.length) {
         await queue(customerReplyAgentMail(e.ticket, e.reply, notify.agent_emails, url));
       }

@@ -14,29 +14,56 @@ export function fillPlaceholders(text: string, t: Pick<Ticket, 'name' | 'subject
 // Subjects come from single-line fields (refused with line breaks); this is a last guard.
 const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').slice(0, 300);
 
-function message(
-  to: string[],
-  subject: string,
-  paragraphs: string[],
-  link: { href: string; label: string },
-): MailMessage {
-  const text = `${paragraphs.join('\n\n')}\n\n${link.label}: ${link.href}\n`;
+export interface Link {
+  href: string;
+  label: string;
+}
+
+/**
+ * A mail's text and HTML from paragraphs of plain text (escaped in the HTML, so nothing a customer
+ * typed becomes markup or a link) and at most one link, which callers build only from the server's
+ * own public URL.
+ */
+function message(to: string[], subject: string, paragraphs: string[], link?: Link): MailMessage {
+  const text = `${paragraphs.join('\n\n')}\n${link ? `\n${link.label}: ${link.href}\n` : ''}`;
   const html =
     `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">` +
     paragraphs.map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`).join('') +
-    `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></p></body></html>`;
+    (link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></p>` : '') +
+    `</body></html>`;
   return { to, subject: oneLine(subject), text, html };
 }
 
-/** Where a customer follows the ticket: the page they wrote from (the widget lives there), else the portal. */
-const customerLink = (t: Ticket, publicUrl: string) => ({ href: t.page_url ?? publicUrl, label: 'View your ticket' });
-const agentLink = (t: Ticket, publicUrl: string) => ({
-  href: `${publicUrl}/v1/ticket?id=${t.id}`,
-  label: `Ticket ${t.id}`,
+/**
+ * Where a customer follows their ticket from a mail. Links in mail point only at the server's own
+ * public URL, never at an address a request chose (`page_url`): anyone with the public key can file a
+ * ticket in anyone's name, and the shop's support address must not mail them a link of a stranger's
+ * choosing. The server has no page yet where a customer reads a ticket, so for now a customer mail
+ * carries no link.
+ *
+ * The seam for the hosted ticket page: return `{ href: `${publicUrl}/…/<signed token>`, label: 'View
+ * your ticket' }` here, a magic link signed by the server, and every customer mail carries it.
+ */
+export function customerTicketLink(_t: Ticket, _publicUrl: string): Link | undefined {
+  return undefined;
+}
+
+/** Agents open the ticket in the console, on this server. */
+export const agentTicketLink = (t: Ticket, publicUrl: string): Link => ({
+  href: `${publicUrl}/console/tickets/${encodeURIComponent(t.id)}`,
+  label: `Open ticket ${t.id}`,
 });
 
+/** What agents read about a ticket's origin: the page it was filed from, as text, never as a link. */
+const origin = (t: Ticket) => (t.page_url ? [`Sent from the page ${t.page_url}`] : []);
+
 export function autoreplyMail(t: Ticket, subject: string, body: string, publicUrl: string): MailMessage {
-  return message([t.email], fillPlaceholders(subject, t), [fillPlaceholders(body, t)], customerLink(t, publicUrl));
+  return message(
+    [t.email],
+    fillPlaceholders(subject, t),
+    [fillPlaceholders(body, t)],
+    customerTicketLink(t, publicUrl),
+  );
 }
 
 export function confirmationMail(t: Ticket, publicUrl: string): MailMessage {
@@ -44,7 +71,7 @@ export function confirmationMail(t: Ticket, publicUrl: string): MailMessage {
     [t.email],
     `We received your request: ${t.subject}`,
     [`Hi ${t.name},`, `thank you for writing. Your ticket number is ${t.id}; we will answer as soon as we can.`],
-    customerLink(t, publicUrl),
+    customerTicketLink(t, publicUrl),
   );
 }
 
@@ -53,12 +80,17 @@ export function supportReplyMail(t: Ticket, r: Reply, publicUrl: string): MailMe
     [t.email],
     `Re: ${t.subject}`,
     [`Hi ${t.name},`, `${r.author ?? 'Support'} replied to your ticket:`, r.message],
-    customerLink(t, publicUrl),
+    customerTicketLink(t, publicUrl),
   );
 }
 
 export function newTicketAgentMail(t: Ticket, to: string[], publicUrl: string): MailMessage {
-  return message(to, `New ticket: ${t.subject}`, [`${t.name} <${t.email}> wrote:`, t.message], agentLink(t, publicUrl));
+  return message(
+    to,
+    `New ticket: ${t.subject}`,
+    [`${t.name} <${t.email}> wrote:`, t.message, ...origin(t)],
+    agentTicketLink(t, publicUrl),
+  );
 }
 
 export function customerReplyAgentMail(t: Ticket, r: Reply, to: string[], publicUrl: string): MailMessage {
@@ -66,7 +98,7 @@ export function customerReplyAgentMail(t: Ticket, r: Reply, to: string[], public
     to,
     `Customer reply: ${t.subject}`,
     [`${t.name} <${t.email}> replied:`, r.message],
-    agentLink(t, publicUrl),
+    agentTicketLink(t, publicUrl),
   );
 }
 
@@ -74,8 +106,8 @@ export function ruleNotifyMail(t: Ticket, to: string, rule: string, publicUrl: s
   return message(
     [to],
     `[${rule}] ${t.subject}`,
-    [`Rule "${rule}" matched ticket ${t.id} from ${t.name} <${t.email}>:`, t.message],
-    agentLink(t, publicUrl),
+    [`Rule "${rule}" matched ticket ${t.id} from ${t.name} <${t.email}>:`, t.message, ...origin(t)],
+    agentTicketLink(t, publicUrl),
   );
 }
 
@@ -84,6 +116,6 @@ export function escalationMail(t: Ticket, to: string, escalation: string, public
     [to],
     `Escalation ${escalation}: ${t.subject}`,
     [`Ticket ${t.id} from ${t.name} <${t.email}> needs attention.`],
-    agentLink(t, publicUrl),
+    agentTicketLink(t, publicUrl),
   );
 }

@@ -9,7 +9,7 @@ import {
   BusinessHoursSchema,
 } from '../admin/schema.js';
 import { ErrorBodySchema, KbListItemSchema } from '../api-types.js';
-import { ENDPOINTS } from '../http/endpoints.js';
+import { ENDPOINTS, type Access } from '../http/endpoints.js';
 import {
   AssignInput,
   CloseRequestInput,
@@ -17,6 +17,7 @@ import {
   CreateInput,
   DeleteInput,
   ListQuery,
+  ownerEmail,
   PriorityInput,
   RateInput,
   ReplyInput,
@@ -40,6 +41,8 @@ interface Doc {
   encodings?: string[];
   status?: number;
   response: JsonSchema;
+  /** When this method needs more than the endpoint's access (route()'s `access`). */
+  access?: Access;
 }
 
 const FORMS = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'];
@@ -60,10 +63,12 @@ const upload = z.object({
   ticket_id: z.string(),
   file: z.string().meta({ format: 'binary' }),
   reply_id: z.string().optional(),
-  email: z.string().optional(),
+  email: ownerEmail,
 });
 const adminQuery = z.object({
-  r: z.string().describe('the resource: all, a list or object resource, agents, kb, priorities, audit or webhook_log'),
+  r: z
+    .string()
+    .describe('the resource: all, a list or object resource, agents, kb, priorities, audit, webhook_log or outbox'),
   id: z.string().optional().describe('DELETE r=agents|kb: the entry to remove'),
   limit: z
     .number()
@@ -71,7 +76,7 @@ const adminQuery = z.object({
     .min(1)
     .max(500)
     .optional()
-    .describe('r=audit|webhook_log: entries, newest first (default 100)'),
+    .describe('r=audit|webhook_log|outbox: entries, newest first (default 100)'),
 });
 const settingsBody = z.object({
   email_notify: EmailNotifySchema.optional(),
@@ -155,7 +160,7 @@ const DOCS: Doc[] = [
     method: 'get',
     name: 'file',
     summary: 'Download an attachment (always as a download)',
-    query: z.object({ ticket_id: z.string(), file_id: z.string(), email: z.string().optional() }),
+    query: z.object({ ticket_id: z.string(), file_id: z.string(), email: ownerEmail }),
     response: { type: 'string', format: 'binary' },
   },
   {
@@ -183,6 +188,7 @@ const DOCS: Doc[] = [
     method: 'post',
     name: 'settings',
     summary: 'Write the mail settings; replaces only the sub-objects named',
+    access: 'sk_live',
     body: settingsBody,
     encodings: ['application/json'],
     response: { type: 'object' },
@@ -241,7 +247,7 @@ export function openApiDocument(version: string, serverUrl: string): JsonSchema 
   for (const s of Object.values(schemas)) delete s.$schema;
   const paths: Record<string, Record<string, unknown>> = {};
   for (const d of DOCS) {
-    const access = ENDPOINTS[d.name];
+    const access = d.access ?? ENDPOINTS[d.name];
     const parameters = d.query
       ? Object.entries((input(d.query).properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => ({
           name,

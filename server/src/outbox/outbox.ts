@@ -1,19 +1,61 @@
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { removeStaleTemps, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
+import { AppendLog } from '../store/append-log.js';
+import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
 import { newId } from '../store/ids.js';
+import type { KeyMode } from '../store/ticket-store.js';
 
 export type JobKind = 'mail' | 'webhook';
 
 export interface Job<P = unknown> {
   id: string;
   kind: JobKind;
+  /** Always live: test mode sends nothing (jobs stored before modes were recorded have none). */
+  mode?: KeyMode;
   payload: P;
   attempts: number;
   created_at: string;
   next_attempt_at: string;
   last_error: string | null;
+}
+
+/**
+ * What became of a job that is not (or no longer) pending: given up after its last retry, or never
+ * sent, because it came from test mode or went over the per-recipient limit of customer mail.
+ */
+export type SettledState = 'failed' | 'suppressed_test' | 'suppressed_limit';
+
+/**
+ * One line of /admin?r=outbox: where a delivery goes and how it fares. Never a mail body or a webhook
+ * body (they hold customers' words and whole tickets), never a secret (signatures and passwords are
+ * added at send time and never stored).
+ */
+export interface OutboxEntry {
+  id: string;
+  kind: JobKind;
+  state: 'queued' | SettledState;
+  mode: KeyMode;
+  /** Mail: the recipients and the subject. */
+  to: string[] | null;
+  subject: string | null;
+  /** Webhook: the URL and the event type. */
+  url: string | null;
+  event: string | null;
+  attempts: number;
+  /** Queued jobs only. */
+  next_attempt_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  /** When it was queued, or settled. */
+  at: string;
+}
+
+function summary(kind: JobKind, payload: unknown): Pick<OutboxEntry, 'to' | 'subject' | 'url' | 'event'> {
+  const p = payload as { to?: string[]; subject?: string; url?: string; type?: string };
+  return kind === 'mail'
+    ? { to: p.to ?? null, subject: p.subject ?? null, url: null, event: null }
+    : { to: null, subject: null, url: p.url ?? null, event: p.type ?? null };
 }
 
 /** Seconds to wait after attempt n (1-based) failed; past the end the job is given up. */
@@ -25,6 +67,9 @@ export const BACKOFF: Record<JobKind, number[]> = {
 };
 
 export type Sender = (job: Job) => Promise<void>;
+
+/** Deliveries under way at once (the SMTP pool has fewer connections; mail waits for one there). */
+export const OUTBOX_CONCURRENCY = 4;
 
 /**
  * Durable delivery queue: data/outbox/<id>.json, one file per pending job, written (fsynced) before
@@ -39,15 +84,17 @@ export class Outbox {
 
   private constructor(
     private readonly dir: string,
+    private readonly settled: AppendLog<OutboxEntry>,
     private readonly clock: () => Date,
     private readonly logger: Logger,
   ) {}
 
   static async open(dataDir: string, clock: () => Date, logger: Logger): Promise<Outbox> {
     const dir = join(dataDir, 'outbox');
-    await mkdir(dir, { recursive: true });
+    await makeDir(dir);
     await removeStaleTemps(dir);
-    const outbox = new Outbox(dir, clock, logger);
+    const settled = await AppendLog.open<OutboxEntry>(join(dataDir, 'outbox_log.jsonl'));
+    const outbox = new Outbox(dir, settled, clock, logger);
     for (const name of await readdir(dir)) {
       if (!name.endsWith('.json')) continue;
       try {
@@ -68,12 +115,18 @@ export class Outbox {
     return [...this.jobs.values()];
   }
 
-  /** Stores the job durably, then starts sending in the background. */
-  async enqueue<P>(kind: JobKind, payload: P): Promise<Job<P>> {
+  /**
+   * Stores the job durably, then starts sending in the background. In test mode nothing is sent: the
+   * outbox only records what would have gone (a staging site wired with test keys must not mail real
+   * people or call real endpoints).
+   */
+  async enqueue<P>(kind: JobKind, payload: P, mode: KeyMode): Promise<void> {
+    if (mode === 'test') return this.hold(kind, payload, mode, 'suppressed_test', null);
     const now = this.clock().toISOString();
     const job: Job<P> = {
       id: newId('evt'),
       kind,
+      mode,
       payload,
       attempts: 0,
       created_at: now,
@@ -83,7 +136,45 @@ export class Outbox {
     await writeFileDurable(this.path(job.id), JSON.stringify(job));
     this.jobs.set(job.id, job);
     void this.process();
-    return job;
+  }
+
+  /** Records a delivery that is not sent (test mode, a limit), for /admin?r=outbox. */
+  hold(kind: JobKind, payload: unknown, mode: KeyMode, state: SettledState, reason: string | null) {
+    const now = this.clock().toISOString();
+    const job: Job = {
+      id: newId('evt'),
+      kind,
+      mode,
+      payload,
+      attempts: 0,
+      created_at: now,
+      next_attempt_at: now,
+      last_error: reason,
+    };
+    return this.settled.append(this.entry(job, state));
+  }
+
+  /** Pending jobs, then what was settled, newest first. */
+  list(limit: number): OutboxEntry[] {
+    const queued = [...this.jobs.values()]
+      .map((j) => this.entry(j, 'queued'))
+      .sort((a, b) => b.created_at.localeCompare(a.created_at));
+    return [...queued, ...this.settled.recent(limit)].slice(0, limit);
+  }
+
+  private entry(job: Job, state: OutboxEntry['state']): OutboxEntry {
+    return {
+      id: job.id,
+      kind: job.kind,
+      state,
+      mode: job.mode ?? 'live',
+      ...summary(job.kind, job.payload),
+      attempts: job.attempts,
+      next_attempt_at: state === 'queued' ? job.next_attempt_at : null,
+      last_error: job.last_error,
+      created_at: job.created_at,
+      at: state === 'queued' ? job.created_at : this.clock().toISOString(),
+    };
   }
 
   /** Sends every job that is due; one pass at a time, a call during a pass runs another after it. */
@@ -97,11 +188,16 @@ export class Outbox {
         this.again = false;
         const now = this.clock().getTime();
         const due = [...this.jobs.values()].filter((j) => Date.parse(j.next_attempt_at) <= now);
-        await Promise.all(
-          due.map((j) =>
-            this.attempt(j).catch((err: unknown) => this.logger.error({ job: j.id, err }, 'outbox: attempt failed')),
-          ),
-        );
+        // A few at a time: a burst of due jobs (after an SMTP outage, a restart) must not open a
+        // connection or a request per job at once.
+        const worker = async () => {
+          for (let j = due.shift(); j; j = due.shift()) {
+            await this.attempt(j).catch((err: unknown) =>
+              this.logger.error({ job: j!.id, err }, 'outbox: attempt failed'),
+            );
+          }
+        };
+        await Promise.all(Array.from({ length: OUTBOX_CONCURRENCY }, worker));
       } while (this.again);
     })().finally(() => (this.running = undefined));
     return this.running;
@@ -126,6 +222,9 @@ export class Outbox {
         );
         this.jobs.delete(job.id);
         await unlinkDurable(this.path(job.id)).catch(() => {});
+        await this.settled
+          .append(this.entry(job, 'failed'))
+          .catch((e: unknown) => this.logger.error({ job: job.id, err: e }, 'outbox: could not record the failure'));
         return;
       }
       job.next_attempt_at = new Date(this.clock().getTime() + delay * 1000).toISOString();
@@ -142,6 +241,10 @@ export class Outbox {
   /** Waits for a pass in progress (shutdown, tests). */
   async idle() {
     while (this.running) await this.running;
+  }
+
+  close() {
+    return this.settled.close();
   }
 
   private path(id: string) {

@@ -24,7 +24,7 @@ export function portalRoutes(route: Route, deps: Deps) {
         admin: auth.kind === 'secret' && auth.mode === 'live',
         prefix: auth.prefix,
       },
-      portal: { name: deps.configStore.get().portal.name, public_url: deps.config.publicUrl },
+      portal: { name: deps.configStore.get().portal.name, public_url: deps.publicUrl() },
       version: deps.version,
     };
     ctx.body = body;
@@ -58,7 +58,7 @@ export function portalRoutes(route: Route, deps: Deps) {
   // Built once: the schemas do not change while the server runs.
   let openapi: string | undefined;
   route('get', 'openapi.json', async (ctx) => {
-    openapi ??= JSON.stringify(openApiDocument(deps.version, `${deps.config.publicUrl}/v1`));
+    openapi ??= JSON.stringify(openApiDocument(deps.version, `${deps.publicUrl()}/v1`));
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = openapi;
   });

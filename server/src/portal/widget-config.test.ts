@@ -85,7 +85,8 @@ describe('/widget-config', () => {
 
 describe('secrets never leave', () => {
   it('finds no canary in any answer or log line', async () => {
-    const r = await startServer();
+    // A bad key on every resource: answered 401 each time, not 429 after the failed-key limit.
+    const r = await startServer({ env: { TICKETING_KEY_FAILURES_PER_MINUTE: '1000' } });
     const CANARY = 'CANARY7q3x';
     try {
       const writes: [string, unknown][] = [
@@ -147,6 +148,7 @@ describe('secrets never leave', () => {
         'priorities',
         'audit',
         'webhook_log',
+        'outbox',
         'nope',
       ];
       for (const key of keys) {

@@ -65,7 +65,10 @@ describe('disk faults', () => {
     let n = 1;
     for (; n < 20; n++) {
       const fired = failNth(n);
-      const res = await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, message: `reply ${n}` } });
+      const res = await s.call('POST', '/reply', {
+        key: s.keys.pk,
+        json: { ticket_id: t.id, email: t.email, message: `reply ${n}` },
+      });
       setFaultInjector(undefined);
       const now = (await s.call('GET', `/ticket?id=${t.id}`)).body;
       if (!fired()) {

@@ -16,6 +16,7 @@ afterAll(() => s.close());
 function upload(name: string, data: Buffer | string) {
   const form = new FormData();
   form.append('ticket_id', ticketId);
+  form.append('email', 'ada@example.com');
   form.append('file', new Blob([data]), name);
   return s.call('POST', '/upload', { key: s.keys.pk, multipart: form });
 }
@@ -100,7 +101,7 @@ describe('the upload corpus', () => {
     const raw = await streamUpload(
       `${s.base}/upload`,
       s.keys.pk,
-      { ticket_id: ticketId },
+      { ticket_id: ticketId, email: 'ada@example.com' },
       { name: 'a\u0000b.txt', size: 3 },
     );
     expect([201, 400]).toContain(raw.status);

@@ -7,6 +7,7 @@ import {
   SmtpSchema,
   type ConfigData,
 } from '../admin/schema.js';
+import { withSmtpPass } from '../admin/secrets.js';
 import { smtpView } from '../admin/views.js';
 import type { Deps } from '../deps.js';
 import { readBody } from '../http/body.js';
@@ -33,24 +34,29 @@ export function settingsRoutes(route: Route, deps: Deps) {
     ctx.body = settingsView(deps.configStore.get());
   });
 
-  /** Replaces the sub-objects it names and leaves the others. */
-  route('post', 'settings', async (ctx) => {
-    const input = validate(SettingsInput, (await readBody(ctx)).fields);
-    const next = await deps.configStore.update((d) => {
-      if (input.email_notify) d.mail.email_notify = input.email_notify;
-      if (input.smtp) {
-        const pass = input.smtp.pass === undefined ? d.mail.smtp.pass : input.smtp.pass || null;
-        d.mail.smtp = { ...input.smtp, pass };
-      }
-      if (input.autoreply) d.autoreply = input.autoreply;
-      if (input.business_hours) d.business_hours = input.business_hours;
-    });
-    const changed = Object.keys(input).filter((k) => input[k as keyof typeof input] !== undefined);
-    await deps.audit.append(
-      auditEntry(deps.clock(), { kind: 'secret', prefix: ctx.state.auth.prefix }, 'settings.update', 'settings', {
-        changed,
-      }),
-    );
-    ctx.body = settingsView(next);
-  });
+  /**
+   * Replaces the sub-objects it names and leaves the others. The settings are live ones (mail goes to
+   * real customers through the real SMTP server), so a test key may read them but not change them.
+   */
+  route(
+    'post',
+    'settings',
+    async (ctx) => {
+      const input = validate(SettingsInput, (await readBody(ctx)).fields);
+      const next = await deps.configStore.update((d) => {
+        if (input.email_notify) d.mail.email_notify = input.email_notify;
+        if (input.smtp) d.mail.smtp = withSmtpPass(input.smtp, d.mail.smtp);
+        if (input.autoreply) d.autoreply = input.autoreply;
+        if (input.business_hours) d.business_hours = input.business_hours;
+      });
+      const changed = Object.keys(input).filter((k) => input[k as keyof typeof input] !== undefined);
+      await deps.audit.append(
+        auditEntry(deps.clock(), { kind: 'secret', prefix: ctx.state.auth.prefix }, 'settings.update', 'settings', {
+          changed,
+        }),
+      );
+      ctx.body = settingsView(next);
+    },
+    'sk_live',
+  );
 }

@@ -3,7 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 const KEEP_IN_MEMORY = 500; // the most a log read may ask for
 
 /**
- * An append-only JSON-lines file (audit.jsonl, webhook_log.jsonl). Each append is fsynced before it
+ * An append-only JSON-lines file (audit.jsonl, webhook_log.jsonl, outbox_log.jsonl). Each append is fsynced before it
  * resolves. Appends that arrive while a write is on its way share the next write and fsync (group
  * commit): under load one fsync covers many entries instead of one each. The newest 500 entries are
  * kept in memory, so reads never scan the file; a torn last line from a crash is skipped on open.

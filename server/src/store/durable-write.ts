@@ -1,9 +1,17 @@
-import { open, rename, unlink, readdir } from 'node:fs/promises';
+import { mkdir, open, rename, unlink, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { faultPoint } from './faults.js';
 import { randomToken } from './ids.js';
 
 export const TEMP_SUFFIX = '.tmp';
+
+/**
+ * Every folder the server creates is its owner's only (0700), like the files in it (0600): tickets,
+ * files, queued mail and keys are nobody else's business on a shared machine. Parents it has to
+ * create on the way get the same mode.
+ */
+export const DIR_MODE = 0o700;
+export const makeDir = (path: string) => mkdir(path, { recursive: true, mode: DIR_MODE });
 
 /**
  * Writes `data` to `path` so that a crash leaves either the old file or the new one, never half:

@@ -1,8 +1,8 @@
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ticket } from '../api-types.js';
-import { removeStaleTemps, unlinkDurable, writeFileDurable, syncDir } from './durable-write.js';
+import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable, syncDir } from './durable-write.js';
 import { isId } from './ids.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { StartupError } from './startup-error.js';
@@ -47,8 +47,8 @@ export class FileTicketStore implements TicketStore {
 
   static async open(dataDir: string, mode: KeyMode): Promise<FileTicketStore> {
     const store = new FileTicketStore(mode, join(dataDir, mode));
-    await mkdir(store.ticketsDir, { recursive: true });
-    await mkdir(store.filesDir, { recursive: true });
+    await makeDir(store.ticketsDir);
+    await makeDir(store.filesDir);
     await removeStaleTemps(store.ticketsDir);
     store.load();
     return store;
@@ -163,7 +163,7 @@ export class FileTicketStore implements TicketStore {
     try {
       if (files.length) {
         const dir = join(this.filesDir, ticket.id);
-        await mkdir(dir, { recursive: true });
+        await makeDir(dir);
         await syncDir(this.filesDir);
         for (const f of files) {
           const path = join(dir, f.id);

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
 import { boot } from '../boot.js';
 import { runMain, startChild } from '../test-support/child-server.js';
-import { createTicket, makeKeys, startServer, ticketInput } from '../test-support/server.js';
+import { createTicket, makeKeys, PNG_1PX, startServer, ticketInput } from '../test-support/server.js';
 import { StartupError } from './startup-error.js';
 
 const dirs: string[] = [];
@@ -21,6 +21,42 @@ afterEach(async () => {
 });
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+describe('the data directory', () => {
+  it("is its owner's only: every folder the server creates is 0700, every file 0600", async () => {
+    const root = join(await tempDir(), 'not');
+    const dataDir = join(root, 'yet', 'data'); // the server creates the parents too
+    const keys = makeKeys();
+    const s = await startServer({ dataDir, keys });
+    for (const key of [keys.pk, keys.pkTest]) {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(ticketInput())) form.append(k, String(v));
+      form.append('attachments[]', new Blob([PNG_1PX]), 'a.png');
+      expect((await s.call('POST', '/create', { key, multipart: form })).status).toBe(201);
+    }
+    await s.call('POST', '/admin?r=design', { json: { title: 'Audited' } });
+    await s.close();
+
+    const modes: string[] = [];
+    const walk = async (path: string) => {
+      const info = await stat(path);
+      modes.push(
+        `${info.isDirectory() ? 'dir ' : 'file'} ${(info.mode & 0o777).toString(8)} ${path.slice(root.length)}`,
+      );
+      if (info.isDirectory()) for (const name of await readdir(path)) await walk(join(path, name));
+    };
+    await walk(root);
+    expect(modes.length).toBeGreaterThan(12); // data, live/test, tickets, files, one folder per ticket, outbox …
+    expect(
+      modes.filter((m) => m.startsWith('dir ')).every((m) => m.startsWith('dir  700 ')),
+      modes.join('\n'),
+    ).toBe(true);
+    expect(
+      modes.filter((m) => m.startsWith('file')).every((m) => m.startsWith('file 600 ')),
+      modes.join('\n'),
+    ).toBe(true);
+  });
+});
 
 describe('restart', () => {
   it('finds everything again and the index agrees with the files', async () => {
@@ -66,7 +102,10 @@ describe('writes to one ticket', () => {
       const t = await createTicket(s);
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
-          s.call('POST', '/reply', { key: i % 2 ? s.keys.pk : s.keys.sk, json: { ticket_id: t.id, message: `r${i}` } }),
+          s.call('POST', '/reply', {
+            key: i % 2 ? s.keys.pk : s.keys.sk,
+            json: { ticket_id: t.id, email: t.email, message: `r${i}` },
+          }),
         ),
       );
       expect(results.every((r) => r.status === 201)).toBe(true);
@@ -152,7 +191,9 @@ describe('first start', () => {
     const dataDir = await tempDir();
     const child = await startChild({ TICKETING_DATA_DIR: dataDir });
     const pk = /pk_live_[A-Za-z0-9]{24,}/.exec(child.output())![0];
-    const sk = /sk_live_[A-Za-z0-9]{24,}/.exec(child.output())![0];
+    // Standard output is a pipe here, so the secret key is in a file (keys/first-keys.test.ts).
+    const sk = (await readFile(join(dataDir, 'first-secret-key.txt'), 'utf8')).trim();
+    expect(sk).toMatch(/^sk_live_[A-Za-z0-9]{24,}$/);
     const me = await fetch(`${child.url}/v1/me`, { headers: { Authorization: `Bearer ${sk}` } });
     expect(((await me.json()) as { key: { admin: boolean } }).key.admin).toBe(true);
     child.proc.kill('SIGTERM');

@@ -29,9 +29,32 @@ export function runMain(env: Record<string, string>): {
   return { proc, output: () => out, exited };
 }
 
+/**
+ * The real entry point with a terminal as its standard output, as when a person starts it by hand:
+ * util-linux `script` runs it on a pseudo-terminal and copies what it prints to our pipe. Its stdin
+ * stays open, or `script` would end the session.
+ */
+export function runMainInTerminal(env: Record<string, string>): ReturnType<typeof runMain> {
+  const command = [process.execPath, '--import', 'tsx', MAIN].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  const proc = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
+    cwd: SERVER_DIR,
+    env: { PATH: process.env.PATH, TICKETING_PORT: '0', TICKETING_LOG_LEVEL: 'warn', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (c) => (out += c));
+  proc.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((ok) => proc.on('exit', (code) => ok(code)));
+  return { proc, output: () => out, exited };
+}
+
 /** Starts the server and waits for its "listening on" line. */
-export async function startChild(env: Record<string, string>, timeoutMs = 20_000): Promise<ChildServer> {
-  const child = runMain(env);
+export async function startChild(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+  run: typeof runMain = runMain,
+): Promise<ChildServer> {
+  const child = run(env);
   const url = await new Promise<string>((ok, fail) => {
     const timer = setTimeout(
       () => fail(new Error(`no "listening on" within ${timeoutMs} ms:\n${child.output()}`)),

@@ -11,22 +11,57 @@ export interface ReceivedMail {
   html: string;
 }
 
+/** What a client sent with AUTH (PLAIN or LOGIN), as the server saw it. */
+export interface ReceivedAuth {
+  method: string;
+  username: string;
+  password: string;
+}
+
 /** A real SMTP server on loopback that keeps what it receives. */
 export interface TestSmtp {
   port: number;
   received: ReceivedMail[];
+  /** Every AUTH a client tried (each is accepted). */
+  auths: ReceivedAuth[];
+  /** Connections opened so far, and the most that were open at once. */
+  connections: { total: number; peak: number };
   /** Resolves once `count` messages have arrived (or rejects after `ms`). */
   waitFor(count: number, ms?: number): Promise<ReceivedMail[]>;
   close(): Promise<void>;
 }
 
-export async function startSmtp(port = 0): Promise<TestSmtp> {
+/**
+ * `starttls`: offer STARTTLS with smtp-server's built-in self-signed certificate (a relay whose
+ * certificate no client can verify); by default the server speaks plain SMTP only. `host`: another
+ * loopback address (127.0.0.2 …), for a second server on the same port.
+ */
+export async function startSmtp(port = 0, options: { starttls?: boolean; host?: string } = {}): Promise<TestSmtp> {
   const received: ReceivedMail[] = [];
+  const auths: ReceivedAuth[] = [];
+  const connections = { total: 0, peak: 0 };
+  let open = 0;
   const waiters: (() => void)[] = [];
   const server = new SMTPServer({
     authOptional: true,
-    disabledCommands: ['STARTTLS'],
+    authMethods: ['PLAIN', 'LOGIN'],
+    allowInsecureAuth: true,
+    disabledCommands: options.starttls ? [] : ['STARTTLS'],
     logger: false,
+    // The server's mail pool keeps connections open; close() ends them at once instead of after 30 s.
+    closeTimeout: 50,
+    onConnect(_session, done) {
+      connections.total++;
+      connections.peak = Math.max(connections.peak, ++open);
+      done();
+    },
+    onClose() {
+      open--;
+    },
+    onAuth(auth, _session, done) {
+      auths.push({ method: auth.method, username: auth.username ?? '', password: auth.password ?? '' });
+      done(null, { user: auth.username });
+    },
     onData(stream, session, done) {
       simpleParser(stream)
         .then((mail: ParsedMail) => {
@@ -43,11 +78,13 @@ export async function startSmtp(port = 0): Promise<TestSmtp> {
         .catch(done);
     },
   });
-  await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
+  await new Promise<void>((ok) => server.listen(port, options.host ?? '127.0.0.1', ok));
   const actual = (server.server.address() as AddressInfo).port;
   return {
     port: actual,
     received,
+    auths,
+    connections,
     waitFor(count, ms = 10_000) {
       return new Promise((ok, fail) => {
         const timer = setTimeout(() => fail(new Error(`expected ${count} mails, got ${received.length}`)), ms);

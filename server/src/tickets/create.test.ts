@@ -219,7 +219,7 @@ describe('Idempotency-Key', () => {
   it('works for /reply too', async () => {
     const t = await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput() });
     const headers = { 'Idempotency-Key': 'reply-1' };
-    const body = { ticket_id: t.body.id, message: 'once' };
+    const body = { ticket_id: t.body.id, email: t.body.email, message: 'once' };
     await s.call('POST', '/reply', { key: s.keys.pk, json: body, headers });
     const again = await s.call('POST', '/reply', { key: s.keys.pk, json: body, headers });
     expect(again.status).toBe(201);

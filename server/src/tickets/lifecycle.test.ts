@@ -91,7 +91,7 @@ describe('POST /reply', () => {
     const t = await createTicket(s, { name: 'Ada' });
     const c = await s.call('POST', '/reply', {
       key: s.keys.pk,
-      json: { ticket_id: t.id, message: 'Any news?', author: 'ignored' },
+      json: { ticket_id: t.id, email: t.email, message: 'Any news?', author: 'ignored' },
     });
     expect(c.status).toBe(201);
     expect(c.body.replies[0]).toMatchObject({
@@ -125,7 +125,7 @@ describe('POST /reply', () => {
     expect(b.body.error.code).toBe('secret_key_required');
   });
 
-  it('checks the email when a public key gives one', async () => {
+  it('checks the email a public key gives', async () => {
     const t = await createTicket(s);
     const res = await s.call('POST', '/reply', {
       key: s.keys.pk,
@@ -138,7 +138,10 @@ describe('POST /reply', () => {
   it('reopens a closed ticket when the customer writes', async () => {
     const t = await createTicket(s);
     await s.call('POST', '/status', { json: { ticket_id: t.id, status: 'closed' } });
-    const res = await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, message: 'Still broken' } });
+    const res = await s.call('POST', '/reply', {
+      key: s.keys.pk,
+      json: { ticket_id: t.id, email: t.email, message: 'Still broken' },
+    });
     expect(res.body.status).toBe('open');
     expect(res.body.closed_at).toBeNull();
   });
@@ -204,10 +207,10 @@ describe('DELETE /delete', () => {
 describe('close request and resolution', () => {
   it('runs request, accept and rating', async () => {
     const t = await createTicket(s);
-    const req = await s.call('POST', '/close-request', { key: s.keys.pk, json: { ticket_id: t.id } });
+    const req = await s.call('POST', '/close-request', { key: s.keys.pk, json: { ticket_id: t.id, email: t.email } });
     expect(req.status).toBe(200);
     expect(req.body.close_request).toMatchObject({ by: 'customer', requested_at: expect.any(String) });
-    const again = await s.call('POST', '/close-request', { key: s.keys.pk, json: { ticket_id: t.id } });
+    const again = await s.call('POST', '/close-request', { key: s.keys.pk, json: { ticket_id: t.id, email: t.email } });
     expect(again.body.close_request).toEqual(req.body.close_request);
     const accepted = await s.call('POST', '/close-resolve', { json: { ticket_id: t.id, accept: true } });
     expect(accepted.body).toMatchObject({ status: 'closed', close_request: null, closed_at: expect.any(String) });
@@ -216,10 +219,13 @@ describe('close request and resolution', () => {
     expect(closedAgain.body.error.code).toBe('ticket_closed');
     const rated = await s.call('POST', '/rate', {
       key: s.keys.pk,
-      form: { ticket_id: t.id, score: '5', comment: 'Great' },
+      form: { ticket_id: t.id, email: t.email, score: '5', comment: 'Great' },
     });
     expect(rated.body.rating).toMatchObject({ score: 5, comment: 'Great', rated_at: expect.any(String) });
-    const rerated = await s.call('POST', '/rate', { key: s.keys.pk, json: { ticket_id: t.id, score: 3 } });
+    const rerated = await s.call('POST', '/rate', {
+      key: s.keys.pk,
+      json: { ticket_id: t.id, email: t.email, score: 3 },
+    });
     expect(rerated.body.rating).toMatchObject({ score: 3, comment: null });
   });
 

@@ -9,25 +9,30 @@ export const storeFor = (ctx: Context, deps: Deps): TicketStore => deps.tickets[
 
 const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
+/** Decides, for one request, whether a ticket is the caller's: throws 404 when it is not (or does not exist). */
+export type OwnerCheck = (ticket: Ticket | undefined) => Ticket;
+
 /**
- * With a public key, a wrong email answers exactly as an unknown ticket does, so a ticket id and an
- * email together are what prove ownership, and nothing tells which one was wrong.
+ * The one place that decides who may touch a ticket. Every call that names a ticket goes through it,
+ * before the ticket is looked up. A ticket id alone proves nothing to a public key (the id travels in
+ * mails, logs and browser histories): a public key must also send the ticket's `email`, missing or
+ * blank is 400 whether or not the ticket exists, and a wrong one answers exactly as an unknown ticket
+ * does, so nothing tells which of the two was wrong. A secret key needs no proof.
  */
-export function checkOwner(ctx: Context, ticket: Ticket | undefined, emailGiven: string | undefined): Ticket {
-  if (!ticket) throw notFound('ticket');
-  if (ctx.state.auth.kind === 'public' && emailGiven !== undefined && !sameEmail(ticket.email, emailGiven)) {
-    throw notFound('ticket');
-  }
-  return ticket;
+export function ownerCheck(ctx: Context, email: string | undefined): OwnerCheck {
+  const isPublic = ctx.state.auth.kind === 'public';
+  if (isPublic && !email?.trim()) throw validationError('email', 'is required with a public key');
+  return (ticket) => {
+    if (!ticket) throw notFound('ticket');
+    if (isPublic && !sameEmail(ticket.email, email!)) throw notFound('ticket');
+    return ticket;
+  };
 }
 
-/** For reads with a public key, `email` is required (API.md, /ticket and /file). */
-export function requireEmailForPublic(ctx: Context, email: string | undefined) {
-  if (ctx.state.auth.kind === 'public' && !email) throw validationError('email', 'is required with a public key');
-}
-
+/** Reads a ticket through the owner check. */
 export async function findTicket(ctx: Context, deps: Deps, id: string, email: string | undefined): Promise<Ticket> {
-  return checkOwner(ctx, await storeFor(ctx, deps).get(id), email);
+  const check = ownerCheck(ctx, email);
+  return check(await storeFor(ctx, deps).get(id));
 }
 
 export const secretKeyRequired = (what: string) =>

@@ -15,7 +15,7 @@ import { requireModule } from '../portal/modules.js';
 import { fillPlaceholders } from '../mail/templates.js';
 import { newId } from '../store/ids.js';
 import { checkFields } from './fields.js';
-import { checkOwner, findTicket, requireEmailForPublic, secretKeyRequired, storeFor } from './lookup.js';
+import { findTicket, ownerCheck, secretKeyRequired, storeFor } from './lookup.js';
 import {
   AssignInput,
   CloseRequestInput,
@@ -53,9 +53,10 @@ export function ticketRoutes(route: Route, deps: Deps) {
     type: TicketEventType | null,
     apply: (t: Ticket) => Ticket,
   ) {
+    const owns = ownerCheck(ctx, email);
     let previous: Ticket | undefined;
     const updated = await storeFor(ctx, deps).update(ticketId, (current) => {
-      previous = checkOwner(ctx, current, email);
+      previous = owns(current);
       return { ticket: derive(apply(structuredClone(current)), deps.configStore.get()) };
     });
     if (!updated) throw notFound('ticket');
@@ -159,7 +160,6 @@ export function ticketRoutes(route: Route, deps: Deps) {
 
   route('get', 'ticket', async (ctx) => {
     const query = validate(TicketQuery, ctx.query);
-    requireEmailForPublic(ctx, query.email);
     const ticket = await findTicket(ctx, deps, query.id, query.email);
     const { body, etag } = serializedView(ctx.state.auth.kind, ticket);
     ctx.set('Cache-Control', 'private, no-cache');
@@ -183,6 +183,7 @@ export function ticketRoutes(route: Route, deps: Deps) {
     if (input.macro !== undefined && !macro) throw validationError('macro', 'is not a configured macro');
     if (input.message === undefined && !macro) throw validationError('message', 'is required');
     const fromCustomer = auth.kind === 'public' ? true : (input.from_customer ?? false);
+    const owns = ownerCheck(ctx, input.email);
 
     await idempotent(ctx, 'reply', fields, async () => {
       const config = deps.configStore.get();
@@ -190,7 +191,7 @@ export function ticketRoutes(route: Route, deps: Deps) {
       let reply: Reply | undefined;
       let previous: Ticket | undefined;
       const updated = await storeFor(ctx, deps).update(input.ticket_id, (current) => {
-        previous = checkOwner(ctx, current, input.email);
+        previous = owns(current);
         // A macro's message is used when the reply brings none, with its placeholders filled in.
         const message = input.message ?? fillPlaceholders(macro!.message, current);
         if (auth.kind === 'public')

@@ -47,7 +47,15 @@ export const ListQuery = z.object({
   offset: optional(formInt.pipe(z.number().min(0, 'must not be negative'))).transform((n) => n ?? 0),
 });
 
-export const TicketQuery = z.object({ id, email: optional(z.string().max(254)) });
+/**
+ * The proof a public key gives for the ticket it names (tickets/lookup.ts checks it): required with a
+ * public key, ignored with a secret key.
+ */
+export const ownerEmail = optional(z.string().max(254)).describe(
+  "the ticket's email: required with a public key (a wrong one answers 404 ticket_not_found)",
+);
+
+export const TicketQuery = z.object({ id, email: ownerEmail });
 
 export const ReplyInput = z.object({
   ticket_id: id,
@@ -55,7 +63,7 @@ export const ReplyInput = z.object({
   from_customer: optional(formBool),
   author: optional(singleLine(200)),
   macro: optional(z.string().max(32)),
-  email: optional(z.string().max(254)),
+  email: ownerEmail,
 });
 
 export const StatusInput = z.object({ ticket_id: id, status: z.string().trim().min(1, 'is required').max(32) });
@@ -71,12 +79,12 @@ export const DeleteInput = z.object({ ticket_id: id });
 export const CloseRequestInput = z.object({
   ticket_id: id,
   by: optional(z.enum(['agent', 'customer'])),
-  email: optional(z.string().max(254)),
+  email: ownerEmail,
 });
 export const CloseResolveInput = z.object({ ticket_id: id, accept: formBool });
 export const RateInput = z.object({
   ticket_id: id,
   score: formInt.pipe(z.number().min(1, 'must be 1 to 5').max(5, 'must be 1 to 5')),
   comment: optional(z.string().max(2000, 'must be at most 2,000 characters')),
-  email: optional(z.string().max(254)),
+  email: ownerEmail,
 });

@@ -4,6 +4,7 @@ import type { Ticket } from '../api-types.js';
 import type { TicketEventType } from '../events.js';
 import { newId } from '../store/ids.js';
 import type { Job, Outbox } from '../outbox/outbox.js';
+import type { KeyMode } from '../store/ticket-store.js';
 import { fullView } from '../tickets/views.js';
 import type { WebhookLog } from './log.js';
 
@@ -28,11 +29,18 @@ export function webhookSettings(config: ConfigData) {
   return m.settings;
 }
 
-/** Queues one event for a URL; the outbox sends it and retries it. */
-export function enqueueWebhook(outbox: Outbox, url: string, type: TicketEventType, ticket: Ticket, at: Date) {
+/** Queues one event for a URL; the outbox sends it and retries it (in test mode it only records it). */
+export function enqueueWebhook(
+  outbox: Outbox,
+  url: string,
+  type: TicketEventType,
+  ticket: Ticket,
+  at: Date,
+  mode: KeyMode,
+) {
   const eventId = newId('evt');
   const body = JSON.stringify({ id: eventId, type, created_at: at.toISOString(), data: { ticket: fullView(ticket) } });
-  return outbox.enqueue<WebhookJob>('webhook', { url, body, event_id: eventId, type });
+  return outbox.enqueue<WebhookJob>('webhook', { url, body, event_id: eventId, type }, mode);
 }
 
 /** Sends one attempt; every attempt, good or bad, goes to webhook_log. Throws to ask for a retry. */
@@ -84,9 +92,9 @@ export function webhookSender(config: () => ConfigData, log: WebhookLog, clock: 
 
 /** Every event of API.md the webhooks module subscribes to goes to its URL. */
 export function webhookListener(deps: { configStore: { get(): ConfigData }; outbox: Outbox; clock: () => Date }) {
-  return async (e: { type: TicketEventType; ticket: Ticket }) => {
+  return async (e: { type: TicketEventType; ticket: Ticket; mode: KeyMode }) => {
     const settings = webhookSettings(deps.configStore.get());
     if (!settings || !settings.events.includes(e.type)) return;
-    await enqueueWebhook(deps.outbox, settings.url, e.type, e.ticket, deps.clock());
+    await enqueueWebhook(deps.outbox, settings.url, e.type, e.ticket, deps.clock(), e.mode);
   };
 }

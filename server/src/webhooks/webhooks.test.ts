@@ -49,7 +49,7 @@ describe('webhooks', () => {
     await s.call('POST', '/assign', { json: { ticket_id: t.id, agent_id: '' } });
     await s.call('POST', '/close-request', { json: { ticket_id: t.id } });
     await s.call('POST', '/close-resolve', { json: { ticket_id: t.id, accept: true } });
-    await s.call('POST', '/rate', { key: s.keys.pk, json: { ticket_id: t.id, score: 5 } });
+    await s.call('POST', '/rate', { key: s.keys.pk, json: { ticket_id: t.id, email: t.email, score: 5 } });
     const form = new FormData();
     form.append('ticket_id', t.id);
     form.append('file', new Blob(['x']), 'a.txt');

@@ -1,0 +1,47 @@
+import type { ConfigData } from './schema.js';
+
+/**
+ * The one rule for write-only secrets (SMTP password, Turnstile secret, webhook signing secrets): a
+ * write that omits the secret keeps the stored one, `null` or `""` removes it, and a stored secret
+ * never follows a changed destination. When the place the secret is presented to changes (another
+ * SMTP host, port or user; another webhook URL), the stored secret is forgotten unless the same write
+ * sends one. Otherwise whoever may edit a setting without knowing the secret could point it at a
+ * listener of their own and read the secret there.
+ */
+export function keepSecret(
+  given: string | null | undefined,
+  stored: string | null | undefined,
+  sameDestination: boolean,
+): string | null {
+  if (given !== undefined) return given || null;
+  return sameDestination ? (stored ?? null) : null;
+}
+
+type Smtp = ConfigData['mail']['smtp'];
+const hostOf = (h: string | null) => (h ?? '').trim().toLowerCase();
+
+/** The SMTP password is presented to one host and port, for one user. */
+export const sameSmtpDestination = (a: Smtp, b: Smtp) =>
+  hostOf(a.host) === hostOf(b.host) && a.port === b.port && (a.user ?? '') === (b.user ?? '');
+
+export const withSmtpPass = (next: Smtp, current: Smtp): Smtp => ({
+  ...next,
+  pass: keepSecret(next.pass, current.pass, sameSmtpDestination(next, current)),
+});
+
+/** Turnstile's secret only ever goes to the verify URL of the server's configuration. */
+export const withTurnstileSecret = (next: ConfigData['turnstile'], current: ConfigData['turnstile']) => ({
+  ...next,
+  secret: keepSecret(next.secret, current.secret, true),
+});
+
+/** The webhooks module's signing secret stays with its URL. */
+export function withWebhookSecret(next: ConfigData['modules'], current: ConfigData['modules']): ConfigData['modules'] {
+  const stored = current.find((m) => m.name === 'webhooks')?.settings as { url?: string; secret?: string } | undefined;
+  return next.map((m) => {
+    if (m.name !== 'webhooks' || !m.settings) return m;
+    const secret = keepSecret(m.settings.secret, stored?.secret, stored?.url === m.settings.url);
+    const { secret: _given, ...settings } = m.settings;
+    return { ...m, settings: secret ? { ...settings, secret } : settings };
+  });
+}

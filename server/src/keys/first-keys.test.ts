@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runMainInTerminal, startChild, type ChildServer } from '../test-support/child-server.js';
+
+const SECRET_KEY = /sk_live_[A-Za-z0-9]{32}/;
+const PUBLIC_KEY = /pk_live_[A-Za-z0-9]{32}/;
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+async function dataDir() {
+  const dir = await mkdtemp(join(tmpdir(), 'ticketing-first-keys-'));
+  cleanup.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Stops the server by the pid in its lock file (under `script` the server is not our child). */
+async function stop(dir: string, child: ChildServer) {
+  const { pid } = JSON.parse(await readFile(join(dir, 'LOCK'), 'utf8')) as { pid: number };
+  process.kill(pid, 'SIGTERM');
+  await child.exited;
+}
+
+const me = async (url: string, key: string) =>
+  (await fetch(`${url}/v1/me`, { headers: { Authorization: `Bearer ${key}` } })).json() as Promise<{
+    key: { kind: string; mode: string };
+  }>;
+
+describe('the first start', () => {
+  it('writes the secret key to a 0600 file and prints only where, when standard output is not a terminal', async () => {
+    const dir = await dataDir();
+    const child = await startChild({ TICKETING_DATA_DIR: dir });
+    cleanup.push(() => stop(dir, child));
+    const out = child.output();
+    expect(out).toMatch(PUBLIC_KEY); // the public key is public
+    expect(out).not.toMatch(SECRET_KEY);
+    expect(out).not.toContain('sk_live_');
+    const path = join(dir, 'first-secret-key.txt');
+    expect(out).toContain(path);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    const sk = (await readFile(path, 'utf8')).trim();
+    expect(sk).toMatch(new RegExp(`^${SECRET_KEY.source}$`));
+    expect((await me(child.url, sk)).key).toMatchObject({ kind: 'secret', mode: 'live' });
+    expect((await me(child.url, PUBLIC_KEY.exec(out)![0])).key).toMatchObject({ kind: 'public', mode: 'live' });
+  });
+
+  it('prints the secret key to a terminal and writes no file', async () => {
+    const dir = await dataDir();
+    const child = await startChild({ TICKETING_DATA_DIR: dir }, 20_000, runMainInTerminal);
+    cleanup.push(() => stop(dir, child));
+    const out = child.output();
+    const sk = SECRET_KEY.exec(out)?.[0];
+    expect(sk, out).toBeDefined();
+    expect(out).toMatch(PUBLIC_KEY);
+    expect(existsSync(join(dir, 'first-secret-key.txt'))).toBe(false);
+    expect((await me(child.url, sk!)).key).toMatchObject({ kind: 'secret', mode: 'live' });
+  });
+});
