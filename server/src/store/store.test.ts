@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
 import { boot } from '../boot.js';
@@ -200,6 +202,39 @@ describe('the data-directory lock', () => {
     } finally {
       third.proc.kill('SIGTERM');
       await third.exited;
+    }
+  });
+});
+
+describe('the data-directory lock under a race', () => {
+  it('lets exactly one of many servers starting at once take a stale lock, or a free directory', async () => {
+    // Three directories with a lock left by a process that is gone, and one without a lock.
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise((ok) => dead.on('exit', ok));
+    const stale = JSON.stringify({ pid: dead.pid, hostname: hostname(), started_at: '2026-01-01T00:00:00Z' });
+    const dirs = [await tempDir(), await tempDir(), await tempDir(), await tempDir()];
+    for (const d of dirs.slice(0, 3)) await writeFile(join(d, 'LOCK'), stale);
+
+    // Six processes race for each directory in turn, all calling acquireLock at the same instant.
+    const racer = fileURLToPath(new URL('../test-support/lock-racer.ts', import.meta.url));
+    const startAt = String(Date.now() + 4000); // after every process has started (tsx takes a moment)
+    const runs = Array.from({ length: 6 }, () => {
+      const p = spawn(process.execPath, ['--import', 'tsx', racer, startAt, '1200', ...dirs], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      p.stdout.on('data', (c) => (out += c));
+      return new Promise<string[]>((ok) => p.on('exit', () => ok(out.trim().split('\n'))));
+    });
+    const outputs = await Promise.all(runs);
+    for (const [round, dir] of dirs.entries()) {
+      const results = outputs.map((lines) => lines[round] ?? 'no answer');
+      expect(
+        results.filter((r) => r === 'got'),
+        results.join('\n'),
+      ).toHaveLength(1);
+      expect(results.filter((r) => r.startsWith('refused: '))).toHaveLength(5);
+      expect(await readdir(dir)).toEqual([]); // released; no claim or temp file left
     }
   });
 });
