@@ -218,15 +218,23 @@ describe('the data-directory lock under a race', () => {
     // Six processes race for each directory in turn, all calling acquireLock at the same instant.
     const racer = fileURLToPath(new URL('../test-support/lock-racer.ts', import.meta.url));
     const startAt = String(Date.now() + 4000); // after every process has started (tsx takes a moment)
-    const runs = Array.from({ length: 6 }, () => {
+    const racers = Array.from({ length: 6 }, () => {
       const p = spawn(process.execPath, ['--import', 'tsx', racer, startAt, '500', ...dirs], {
-        stdio: ['ignore', 'pipe', 'inherit'],
+        stdio: ['pipe', 'pipe', 'inherit'],
       });
       let out = '';
-      p.stdout.on('data', (c) => (out += c));
-      return new Promise<string[]>((ok) => p.on('exit', () => ok(out.trim().split('\n'))));
+      const answered = new Promise<string[]>((ok) =>
+        p.stdout.on('data', (c) => {
+          out += c;
+          const lines = out.trim().split('\n');
+          if (lines.length === dirs.length) ok(lines);
+        }),
+      );
+      return { p, answered };
     });
-    const outputs = await Promise.all(runs);
+    // Every racer keeps what it got until all have answered: a late one meets live owners.
+    const outputs = await Promise.all(racers.map((r) => r.answered));
+    await Promise.all(racers.map(({ p }) => new Promise((ok) => (p.on('exit', ok), p.stdin.end()))));
     for (const [round, dir] of dirs.entries()) {
       const results = outputs.map((lines) => lines[round] ?? 'no answer');
       expect(

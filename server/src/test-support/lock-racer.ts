@@ -1,6 +1,6 @@
 // A process that tries to take data-directory locks at agreed instants, one directory per round,
-// reports whether it got each, and holds what it got until it exits (so a racer that comes late,
-// on a loaded machine, still meets a live owner). Used by the lock race test.
+// reports whether it got each, and holds what it got until the test closes its stdin (so a racer
+// that comes late, on a loaded machine, still meets a live owner). Used by the lock race test.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acquireLock } from '../store/lock.js';
 
@@ -18,3 +18,4 @@ for (const [round, dir] of dirs.entries()) {
     process.stdout.write(`refused: ${(err as Error).message.replace(/\n/g, ' ')}\n`);
   }
 }
+process.stdin.resume(); // alive, holding the locks, until the test ends stdin
