@@ -68,7 +68,11 @@ export class Outbox {
     return [...this.jobs.values()];
   }
 
-  /** Stores the job durably, then starts sending in the background. */
+  /**
+   * Stores the job durably, then starts sending in the background. If the disk refuses the job, it is
+   * still sent from memory (and its retries recorded when the disk takes writes again): the request
+   * that caused it has already stored its ticket and will be answered as a success.
+   */
   async enqueue<P>(kind: JobKind, payload: P): Promise<Job<P>> {
     const now = this.clock().toISOString();
     const job: Job<P> = {
@@ -80,7 +84,11 @@ export class Outbox {
       next_attempt_at: now,
       last_error: null,
     };
-    await writeFileDurable(this.path(job.id), JSON.stringify(job));
+    try {
+      await writeFileDurable(this.path(job.id), JSON.stringify(job));
+    } catch (err) {
+      this.logger.error({ job: job.id, kind, err }, 'outbox: could not store the job; sending it from memory');
+    }
     this.jobs.set(job.id, job);
     void this.process();
     return job;
