@@ -105,7 +105,9 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       keyRing: () => keyRing,
       logger,
       clock,
-      events: new TicketEvents(),
+      events: new TicketEvents((err, e) =>
+        logger.error({ err, event: e.type, ticket: e.ticket.id }, 'a ticket event listener failed'),
+      ),
       idempotency: new IdempotencyCache(() => clock().getTime()),
       audit,
       outbox,

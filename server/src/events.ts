@@ -36,9 +36,15 @@ type Listener = (event: TicketEvent) => void | Ticket | undefined | Promise<void
  * What happened to tickets, for the audit log, mail, rules and webhooks. Handlers await emit() before
  * they answer, so whatever a listener queues durably (mail, deliveries) is queued before the customer
  * hears "done".
+ *
+ * Events are emitted after the ticket is durably written, so a listener that fails (a disk error
+ * while queueing a mail) must not turn the answer into an error: the client would retry and file the
+ * ticket twice. The failure is reported to `onError` (logged) and the other listeners still run.
  */
 export class TicketEvents {
   private listeners: Listener[] = [];
+
+  constructor(private readonly onError: (err: unknown, event: TicketEvent) => void) {}
 
   on(listener: Listener) {
     this.listeners.push(listener);
@@ -47,8 +53,12 @@ export class TicketEvents {
   /** Runs every listener in order and answers the ticket as they left it. */
   async emit(event: TicketEvent): Promise<Ticket> {
     for (const l of this.listeners) {
-      const changed = await l(event);
-      if (changed) event.ticket = changed;
+      try {
+        const changed = await l(event);
+        if (changed) event.ticket = changed;
+      } catch (err) {
+        this.onError(err, event);
+      }
     }
     return event.ticket;
   }

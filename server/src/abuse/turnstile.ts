@@ -16,7 +16,7 @@ export async function verifyTurnstile(
 ) {
   if (typeof token !== 'string' || token === '') throw failed('Please complete the challenge.');
   if (!secret) throw failed('The challenge is not set up on the server (no secret).');
-  let ok = false;
+  let ok: boolean;
   try {
     const res = await fetch(verifyUrl, {
       method: 'POST',

@@ -1,4 +1,4 @@
-import contentDisposition from 'content-disposition';
+import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
 import type { Attachment } from '../api-types.js';
 import type { Deps } from '../deps.js';

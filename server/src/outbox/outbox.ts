@@ -118,7 +118,9 @@ export class Outbox {
   /**
    * Stores the job durably, then starts sending in the background. In test mode nothing is sent: the
    * outbox only records what would have gone (a staging site wired with test keys must not mail real
-   * people or call real endpoints).
+   * people or call real endpoints). If the disk refuses the job, it is still sent from memory (and its
+   * retries recorded when the disk takes writes again): the request that caused it has already stored
+   * its ticket and will be answered as a success.
    */
   async enqueue<P>(kind: JobKind, payload: P, mode: KeyMode): Promise<void> {
     if (mode === 'test') return this.hold(kind, payload, mode, 'suppressed_test', null);
@@ -133,7 +135,11 @@ export class Outbox {
       next_attempt_at: now,
       last_error: null,
     };
-    await writeFileDurable(this.path(job.id), JSON.stringify(job));
+    try {
+      await writeFileDurable(this.path(job.id), JSON.stringify(job));
+    } catch (err) {
+      this.logger.error({ job: job.id, kind, err }, 'outbox: could not store the job; sending it from memory');
+    }
     this.jobs.set(job.id, job);
     void this.process();
   }

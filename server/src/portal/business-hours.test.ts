@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BusinessHoursSchema } from '../admin/schema.js';
-import { openState } from './business-hours.js';
+import { IANAZone } from 'luxon';
+import { addBusinessMinutes, openState } from './business-hours.js';
 
 const hours = (over: object) => BusinessHoursSchema.parse(over);
 const weekdays = {
@@ -63,5 +64,130 @@ describe('openState', () => {
       open_now: false,
       next_open_at: null,
     });
+  });
+});
+
+// The oracle: is support open at instant t, by the wall clock the platform's Intl gives for the zone
+// (an independent reading of the IANA database, instant by instant, with no arithmetic of ours).
+const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+const wallClocks = new Map<string, Intl.DateTimeFormat>();
+function openByIntl(h: ReturnType<typeof hours>, t: number): boolean {
+  let f = wallClocks.get(h.timezone);
+  if (!f) {
+    const options = { timeZone: h.timezone, hourCycle: 'h23', weekday: 'short' } as const;
+    f = new Intl.DateTimeFormat('en-US', {
+      ...options,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    });
+    wallClocks.set(h.timezone, f);
+  }
+  const p = Object.fromEntries(f.formatToParts(t).map((x) => [x.type, x.value]));
+  if (h.holidays.includes(`${p.year}-${p.month}-${p.day}`)) return false;
+  const minutes = Number(p.hour) * 60 + Number(p.minute);
+  const toMin = (s: string) => Number(s.slice(0, 2)) * 60 + Number(s.slice(3, 5));
+  const day = p.weekday!.toLowerCase().slice(0, 3) as (typeof WEEKDAYS)[number];
+  return h.days[day].some((i) => toMin(i.open) <= minutes && minutes < toMin(i.close));
+}
+// Offsets are multiples of 15 minutes and every boundary below is on a quarter hour, so stepping a
+// quarter hour at a time visits every change of "open".
+const QUARTER = 15 * 60_000;
+function addByIntl(h: ReturnType<typeof hours>, start: number, minutes: number): number {
+  let left = minutes / 15;
+  for (let t = start; ; t += QUARTER) if (openByIntl(h, t) && --left === 0) return t + QUARTER;
+}
+function nextOpenByIntl(h: ReturnType<typeof hours>, now: number): number | null {
+  for (let t = now; t < now + 32 * 24 * 3_600_000; t += QUARTER) if (openByIntl(h, t)) return t;
+  return null;
+}
+
+/**
+ * Every change of UTC offset in `zone` between the two instants, through luxon: sampled weekly
+ * (Morocco suspends its offset for Ramadan, about a month), narrowed to the minute.
+ */
+function transitions(zone: string, from: number, to: number): number[] {
+  const z = IANAZone.create(zone);
+  const found: number[] = [];
+  const STEP = 7 * 24 * 3_600_000;
+  for (let t = from; t < to; t += STEP) {
+    if (z.offset(t) === z.offset(t + STEP)) continue;
+    let lo = t;
+    let hi = t + STEP;
+    while (hi - lo > 60_000) {
+      const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
+      if (z.offset(mid) === z.offset(lo)) lo = mid;
+      else hi = mid;
+    }
+    found.push(hi);
+  }
+  return found;
+}
+
+describe('business hours across every DST transition of every IANA zone, 2025-2028', () => {
+  const every = (intervals: { open: string; close: string }[]) =>
+    Object.fromEntries(WEEKDAYS.map((d) => [d, intervals]));
+  // Boundaries at and around midnight and the hours clocks usually change at.
+  const templates = [
+    every([{ open: '00:00', close: '24:00' }]),
+    every([
+      { open: '00:00', close: '09:00' },
+      { open: '17:00', close: '24:00' },
+    ]),
+    every([
+      { open: '00:30', close: '02:30' },
+      { open: '03:00', close: '12:00' },
+    ]),
+    every([
+      { open: '01:00', close: '03:00' },
+      { open: '23:00', close: '24:00' },
+    ]),
+    every([{ open: '09:00', close: '17:00' }]),
+  ];
+  const zones = Intl.supportedValuesOf('timeZone');
+  const cases = zones.flatMap((zone) =>
+    transitions(zone, Date.UTC(2025, 0, 1), Date.UTC(2029, 0, 1)).map((at) => ({ zone, at })),
+  );
+
+  it('finds the transitions (including zones whose midnight is skipped)', () => {
+    expect(cases.length).toBeGreaterThan(500);
+    expect(cases.some((c) => c.zone === 'America/Santiago')).toBe(true);
+    expect(cases.some((c) => c.zone === 'America/Havana')).toBe(true);
+  });
+
+  it('adds business minutes and finds the next opening exactly as the wall clock reads', () => {
+    // One start and length per transition, rotating (5 templates and 3 starts: every pairing recurs).
+    const starts = [
+      [3 * 60, 240],
+      [30, 45],
+      [-60, 300],
+    ] as const;
+    let checked = 0;
+    cases.forEach(({ zone, at }, n) => {
+      const h = hours({ timezone: zone, days: templates[n % templates.length] });
+      const [before, minutes] = starts[n % starts.length]!;
+      const start = Math.floor((at - before * 60_000) / QUARTER) * QUARTER;
+      const expected = addByIntl(h, start, minutes);
+      const got = addBusinessMinutes(h, new Date(start), minutes).getTime();
+      if (got !== expected)
+        throw new Error(`${zone} at ${new Date(start).toISOString()} + ${minutes}: ${new Date(got).toISOString()}`);
+      const state = openState(h, new Date(start));
+      const next = nextOpenByIntl(h, start);
+      expect(state.open_now, `${zone} ${new Date(start).toISOString()}`).toBe(next === start);
+      if (!state.open_now) expect(state.next_open_at).toBe(next === null ? null : new Date(next).toISOString());
+      checked++;
+    });
+    expect(checked).toBe(cases.length);
+  });
+
+  it('counts a day whose midnight does not exist from its first real instant (America/Santiago)', () => {
+    // Chile moves its clocks from 00:00 to 01:00 on Sunday 2026-09-06: that day starts at 01:00 local.
+    const h = hours({ timezone: 'America/Santiago', days: { sun: [{ open: '00:00', close: '09:00' }] } });
+    const saturdayEvening = new Date('2026-09-05T23:00:00-04:00');
+    expect(openState(h, saturdayEvening)).toEqual({ open_now: false, next_open_at: '2026-09-06T04:00:00.000Z' });
+    // 60 open minutes from the first instant of Sunday: 02:00 local (UTC-3).
+    expect(addBusinessMinutes(h, saturdayEvening, 60).toISOString()).toBe('2026-09-06T05:00:00.000Z');
   });
 });

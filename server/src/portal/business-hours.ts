@@ -1,87 +1,155 @@
+import { IANAZone } from 'luxon';
 import type { ConfigData } from '../admin/schema.js';
 
 export type BusinessHours = ConfigData['business_hours'];
 const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 
-interface LocalTime {
-  date: string; // YYYY-MM-DD in the zone
-  weekday: (typeof DAYS)[number];
-  minutes: number; // since local midnight
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(timeZone: string) {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      weekday: 'short',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-/** The wall-clock date, weekday and minute of `at` in `timeZone`, through Intl (DST included). */
-export function localTime(at: Date, timeZone: string): LocalTime {
-  const parts = Object.fromEntries(
-    formatter(timeZone)
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  );
-  return {
-    date: `${parts.year}-${parts.month}-${parts.day}`,
-    weekday: parts.weekday!.toLowerCase().slice(0, 3) as LocalTime['weekday'],
-    minutes: Number(parts.hour) * 60 + Number(parts.minute),
-  };
-}
+/** A stretch of real time, [start, end) in epoch milliseconds. */
+export type Span = readonly [start: number, end: number];
 
 const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
 /** Hours are "not set" when no day has an interval: then support counts as always open. */
 export const hoursConfigured = (h: BusinessHours) => DAYS.some((d) => h.days[d].length > 0);
 
-function isOpenAt(h: BusinessHours, at: Date): boolean {
-  const local = localTime(at, h.timezone);
-  if (h.holidays.includes(local.date)) return false;
-  return h.days[local.weekday].some((i) => local.minutes >= toMinutes(i.open) && local.minutes < toMinutes(i.close));
+/**
+ * Offsets come from luxon (the IANA database through Intl). The one piece of arithmetic done here is
+ * wall = instant + offset, which is exact while the offset stays the same; `pieces` finds where it
+ * changes, so a day whose midnight does not exist (America/Santiago, America/Havana) or whose 01:00
+ * happens twice is handled like any other.
+ */
+interface Piece {
+  start: number;
+  end: number;
+  offset: number;
+}
+
+class Zone {
+  private readonly zone: IANAZone;
+  private readonly days = new Map<number, Piece[]>();
+  constructor(name: string) {
+    this.zone = IANAZone.create(name);
+  }
+
+  offset(t: number): number {
+    return this.zone.offset(t) * MINUTE;
+  }
+
+  /** The wall-clock midnight (as a UTC timestamp of the wall time) of the local day that `t` falls on. */
+  wallDay(t: number): number {
+    const wall = t + this.offset(t);
+    return wall - (((wall % DAY) + DAY) % DAY);
+  }
+
+  /**
+   * Real time split where the offset changes, covering every instant whose wall time lies in the local
+   * day starting at wall midnight `day` (offsets are within -12 h and +14 h). Offsets are sampled every
+   * 13 hours and a change is narrowed to the millisecond; transitions are never that close together.
+   * Kept per day: tickets created the same day ask about the same days.
+   */
+  pieces(day: number): Piece[] {
+    let found = this.days.get(day);
+    if (found) return found;
+    const from = day - 15 * HOUR;
+    const to = day + DAY + 13 * HOUR;
+    found = [];
+    let start = from;
+    let offset = this.offset(from);
+    for (let probe = from + 13 * HOUR; ; probe = Math.min(probe + 13 * HOUR, to)) {
+      const o = this.offset(probe);
+      if (o !== offset) {
+        let lo = probe - 13 * HOUR; // offset(lo) === offset, offset(hi) !== offset
+        let hi = probe;
+        while (hi - lo > 1) {
+          const mid = Math.floor((lo + hi) / 2);
+          if (this.offset(mid) === offset) lo = mid;
+          else hi = mid;
+        }
+        found.push({ start, end: hi, offset });
+        start = hi;
+        offset = o;
+      }
+      if (probe >= to) break;
+    }
+    found.push({ start, end: to, offset });
+    if (this.days.size >= 1000) this.days.delete(this.days.keys().next().value!);
+    this.days.set(day, found);
+    return found;
+  }
+}
+
+const zones = new Map<string, Zone>();
+const zoneOf = (name: string) => {
+  let z = zones.get(name);
+  if (!z) zones.set(name, (z = new Zone(name)));
+  return z;
+};
+
+/**
+ * The real-time spans in which support is open on the local day starting at wall midnight `day`: the
+ * instants whose wall-clock time lies inside one of that weekday's intervals, none on a holiday. An
+ * interval that falls into a skipped hour is shorter (or empty); one that covers a repeated hour is longer.
+ */
+function openSpans(h: BusinessHours, zone: Zone, day: number): Span[] {
+  const date = new Date(day);
+  if (h.holidays.includes(date.toISOString().slice(0, 10))) return [];
+  const intervals = h.days[DAYS[date.getUTCDay()]!];
+  if (!intervals.length) return [];
+  const pieces = zone.pieces(day);
+  const spans: [number, number][] = [];
+  for (const i of [...intervals].sort((a, b) => toMinutes(a.open) - toMinutes(b.open))) {
+    const wallOpen = day + toMinutes(i.open) * MINUTE;
+    const wallClose = day + toMinutes(i.close) * MINUTE;
+    for (const p of pieces) {
+      const start = Math.max(p.start, wallOpen - p.offset);
+      const end = Math.min(p.end, wallClose - p.offset);
+      if (start >= end) continue;
+      const last = spans[spans.length - 1];
+      if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+      else spans.push([start, end]);
+    }
+  }
+  return spans.sort((a, b) => a[0] - b[0]);
+}
+
+/** Open spans day by day, from the local day before `from`'s (a repeated hour can reach back) onwards. */
+function* spansFrom(h: BusinessHours, from: number, days: number): Generator<Span> {
+  const zone = zoneOf(h.timezone);
+  const first = zone.wallDay(from) - DAY;
+  for (let d = 0; d <= days + 1; d++) yield* openSpans(h, zone, first + d * DAY);
 }
 
 /**
- * Whether support is open now and, if not, when it opens next: the first interval opening on one of
- * the next 31 local days that is later than now and not on a holiday.
+ * Whether support is open now and, if not, when it opens next: the first opening in the next 31 local
+ * days that is later than now.
  */
 export function openState(h: BusinessHours, now: Date): { open_now: boolean; next_open_at: string | null } {
   if (!hoursConfigured(h)) return { open_now: true, next_open_at: null };
-  if (isOpenAt(h, now)) return { open_now: true, next_open_at: null };
-  const start = Math.floor(now.getTime() / MINUTE) * MINUTE;
-  for (let day = 0; day <= 31; day++) {
-    const probe = new Date(start + day * 24 * 60 * MINUTE);
-    const local = localTime(probe, h.timezone);
-    const midnight = probe.getTime() - local.minutes * MINUTE; // local midnight, up to a DST hour off
-    for (const i of [...h.days[local.weekday]].sort((a, b) => toMinutes(a.open) - toMinutes(b.open))) {
-      const candidate = exactLocal(midnight + toMinutes(i.open) * MINUTE, toMinutes(i.open), h.timezone);
-      if (candidate > now.getTime() && isOpenAt(h, new Date(candidate)))
-        return { open_now: false, next_open_at: new Date(candidate).toISOString() };
-    }
+  const t = now.getTime();
+  for (const [start, end] of spansFrom(h, t, 31)) {
+    if (start <= t && t < end) return { open_now: true, next_open_at: null };
+    if (start > t) return { open_now: false, next_open_at: new Date(start).toISOString() };
   }
   return { open_now: false, next_open_at: null };
 }
 
-/** Moves `guess` by the DST difference until its local minute of day is `minutes`. */
-export function exactLocal(guess: number, minutes: number, timeZone: string): number {
-  let t = guess;
-  for (let k = 0; k < 3; k++) {
-    const diff = minutes - localTime(new Date(t), timeZone).minutes;
-    if (diff === 0) break;
-    t += (Math.abs(diff) > 12 * 60 ? diff - Math.sign(diff) * 24 * 60 : diff) * MINUTE;
+/**
+ * `start` plus `minutes` of open time (real minutes inside the open spans; holidays closed). Without
+ * configured hours every minute counts. Gives up after about two years of closed days.
+ */
+export function addBusinessMinutes(h: BusinessHours, start: Date, minutes: number): Date {
+  if (!hoursConfigured(h)) return new Date(start.getTime() + minutes * MINUTE);
+  let remaining = minutes * MINUTE;
+  let cursor = start.getTime();
+  for (const [s, e] of spansFrom(h, cursor, 800)) {
+    const from = Math.max(s, cursor);
+    if (e <= from) continue;
+    if (remaining <= e - from) return new Date(from + remaining);
+    remaining -= e - from;
+    cursor = e;
   }
-  return t;
+  return new Date(cursor);
 }

@@ -1,8 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ioError, setFaultInjector } from '../store/faults.js';
 import { createTicket, startServer, ticketInput, type TestServer } from '../test-support/server.js';
+import { startSmtp } from '../test-support/smtp.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -105,5 +106,32 @@ describe('disk faults', () => {
       (await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput({ subject: 'after recovery' }) })).status,
     ).toBe(201);
     expect((await s.call('GET', `/ticket?id=${kept.id}`)).body.subject).toBe('before the disk went read-only');
+  });
+
+  it('answers 201 for a stored ticket even when its mail cannot be queued on disk, and still sends the mail', async () => {
+    const smtp = await startSmtp();
+    try {
+      const admin = await s.call('POST', '/admin?r=mail', {
+        json: { from_address: 'help@shop.example', smtp: { host: '127.0.0.1', port: smtp.port } },
+      });
+      expect(admin.status).toBe(200);
+      // Every write into the outbox fails; the ticket's own writes succeed.
+      setFaultInjector((op, path) => {
+        if (path.includes(`${sep}outbox${sep}`)) throw ioError('EIO', op);
+      });
+      const res = await s.call('POST', '/create', {
+        key: s.keys.pk,
+        json: ticketInput({ subject: 'mail not queued' }),
+      });
+      expect(res.status).toBe(201); // a 503 here would make the widget retry and file the ticket twice
+      expect((await s.call('GET', `/ticket?id=${res.body.id}`)).status).toBe(200);
+      const [mail] = await smtp.waitFor(1);
+      expect(mail!.subject).toContain('mail not queued');
+      expect(s.logs.some((l) => l.includes('could not store the job'))).toBe(true);
+    } finally {
+      setFaultInjector(undefined);
+      await s.call('POST', '/admin?r=mail', { json: {} });
+      await smtp.close();
+    }
   });
 });

@@ -30,6 +30,15 @@ describe('the widget files', () => {
     expect(Number(plain.headers.get('content-length'))).toBe(raw.length);
   });
 
+  it('honours q-values in Accept-Encoding (q=0 means "not this one")', async () => {
+    const encodingFor = async (accept: string) =>
+      (await fetch(`${s.url}/widget.js`, { headers: { 'Accept-Encoding': accept } })).headers.get('content-encoding');
+    expect(await encodingFor('br;q=0, gzip')).toBe('gzip');
+    expect(await encodingFor('gzip;q=0, br;q=0')).toBeNull();
+    expect(await encodingFor('gzip;q=1, br;q=0.5')).toBe('gzip');
+    expect(await encodingFor('*')).toBe('br');
+  });
+
   it('serves the hashed panel files as immutable, the way widget.js names them', async () => {
     const loader = readFileSync(join(WIDGET_DIST, 'widget.js'), 'utf8');
     const panel = /widget\/panel-[\w-]+\.js/.exec(loader)![0];

@@ -73,16 +73,17 @@ export function serveAssets(assets: Map<string, Asset>, extraHeaders: Record<str
   return async (ctx, next) => {
     const asset = assets.get(ctx.path === '/' ? '/index.html' : ctx.path);
     if (!asset || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
-    const accepts = ctx.get('Accept-Encoding');
     ctx.vary('Accept-Encoding');
     ctx.set('Cache-Control', asset.cache);
     ctx.set('X-Content-Type-Options', 'nosniff');
     for (const [k, v] of Object.entries(extraHeaders)) ctx.set(k, v);
     ctx.type = asset.type;
-    if (/\bbr\b/.test(accepts)) {
+    // The client's preference, q-values included (`br;q=0` means no brotli).
+    const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
+    if (encoding === 'br') {
       ctx.set('Content-Encoding', 'br');
       ctx.body = asset.br ??= brotliCompressSync(asset.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
-    } else if (/\bgzip\b/.test(accepts)) {
+    } else if (encoding === 'gzip') {
       ctx.set('Content-Encoding', 'gzip');
       ctx.body = asset.gzip ??= gzipSync(asset.body, { level: 9 });
     } else {

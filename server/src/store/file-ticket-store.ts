@@ -6,8 +6,19 @@ import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable, syncDir } f
 import { isId } from './ids.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { StartupError } from './startup-error.js';
-import { TicketIndex } from './ticket-index.js';
+import { IDEMPOTENCY_MS } from '../tickets/idempotency.js';
+import { TicketIndex, type StoredTicket } from './ticket-index.js';
 import type { KeyMode, TicketChange, TicketStore } from './ticket-store.js';
+
+/**
+ * The ticket with the request's Idempotency-Key added to those it keeps; keys older than a day (past
+ * their promise) are dropped as the ticket is written.
+ */
+function withKey(t: StoredTicket, key: TicketChange['idempotency']): StoredTicket {
+  if (!key) return t;
+  const since = Date.parse(key.at) - IDEMPOTENCY_MS;
+  return { ...t, idempotency: [...(t.idempotency ?? []).filter((k) => Date.parse(k.at) > since), key] };
+}
 
 /** Parsed tickets kept in memory, most recently used; reads of hot tickets skip the disk. */
 const CACHE_SIZE = 5000;
@@ -34,6 +45,8 @@ export class FileTicketStore implements TicketStore {
   private mutex = new KeyedMutex();
   // Shared, never mutated: every writer builds a new record (routes clone or spread before changing).
   private cache = new Map<string, Ticket>();
+  /** Idempotency-Keys found in the ticket files (written with them), to the ticket each made. */
+  private idempotency = new Map<string, { ticketId: string; hash: string; at: string }>();
   private readonly ticketsDir: string;
   private readonly filesDir: string;
 
@@ -90,6 +103,7 @@ export class FileTicketStore implements TicketStore {
         );
       }
       this.index.add(parsed);
+      this.rememberKeys(parsed);
     }
     this.index.sorted();
   }
@@ -130,11 +144,12 @@ export class FileTicketStore implements TicketStore {
   }
 
   async create(change: TicketChange): Promise<Ticket> {
-    const { ticket } = change;
-    return this.mutex.run(ticket.id, async () => {
-      await this.writeChange(change);
+    return this.mutex.run(change.ticket.id, async () => {
+      const ticket = withKey(change.ticket, change.idempotency);
+      await this.writeChange({ ...change, ticket });
       this.index.put(ticket);
       this.remember(ticket);
+      this.rememberKeys(ticket);
       return ticket;
     });
   }
@@ -144,11 +159,30 @@ export class FileTicketStore implements TicketStore {
       const current = await this.get(id);
       if (!current) return undefined;
       const next = await change(current);
-      await this.writeChange(next, current);
-      this.index.put(next.ticket);
-      this.remember(next.ticket);
-      return next.ticket;
+      const ticket = withKey(next.ticket, next.idempotency);
+      await this.writeChange({ ...next, ticket }, current);
+      this.index.put(ticket);
+      this.remember(ticket);
+      this.rememberKeys(ticket);
+      return ticket;
     });
+  }
+
+  private rememberKeys(t: StoredTicket) {
+    for (const k of t.idempotency ?? []) {
+      this.idempotency.set(k.key, { ticketId: t.id, hash: k.hash, at: k.at });
+      // Now and then, forget keys past their day (measured from the newest key seen).
+      if (this.idempotency.size % 1024 === 0) {
+        const since = Date.parse(k.at) - IDEMPOTENCY_MS;
+        for (const [key, v] of this.idempotency) if (Date.parse(v.at) <= since) this.idempotency.delete(key);
+      }
+    }
+  }
+
+  recallIdempotency(key: string) {
+    const found = this.idempotency.get(key);
+    if (found && !this.index.has(found.ticketId)) this.idempotency.delete(key);
+    return Promise.resolve(found && this.index.has(found.ticketId) ? found : undefined);
   }
 
   /**

@@ -1,6 +1,8 @@
-import { openSync, writeSync, closeSync, readFileSync, unlinkSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { randomToken } from './ids.js';
 
 export class LockError extends Error {}
 
@@ -12,6 +14,8 @@ interface LockInfo {
   pid: number;
   hostname: string;
   started_at: string;
+  /** Makes every lock's text unique, so a stale lock is named by its text alone. */
+  token: string;
 }
 
 function isAlive(pid: number): boolean {
@@ -24,55 +28,118 @@ function isAlive(pid: number): boolean {
   }
 }
 
+const code = (err: unknown) => (err as NodeJS.ErrnoException).code;
+const readText = (path: string) => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    if (code(err) === 'ENOENT') return undefined;
+    throw err;
+  }
+};
+const unlinkQuietly = (path: string) => {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* already gone */
+  }
+};
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Creates `path` holding `text` only if it does not exist, all or nothing: the text goes to a temp
+ * file that is then hard-linked to `path` (link fails if the name exists), so nobody ever reads a
+ * half-written lock. Where hard links are not supported, an exclusive open is the fallback.
+ */
+function createExclusive(path: string, text: string): boolean {
+  const temp = `${path}.${randomToken(8)}.tmp`;
+  writeFileSync(temp, text, { mode: 0o600 });
+  try {
+    linkSync(temp, path);
+    return true;
+  } catch (err) {
+    if (code(err) === 'EEXIST') return false;
+    if (code(err) !== 'EPERM' && code(err) !== 'ENOTSUP' && code(err) !== 'ENOSYS') throw err;
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      writeSync(fd, text);
+      closeSync(fd);
+      return true;
+    } catch (e) {
+      if (code(e) === 'EEXIST') return false;
+      throw e;
+    }
+  } finally {
+    unlinkQuietly(temp);
+  }
+}
+
+/** A claim left by a process that died while taking over a stale lock is ignored after this long. */
+const CLAIM_EXPIRY_MS = 30_000;
+
 /**
  * One process owns a data directory. The LOCK file holds the owner's pid; a lock whose process is
  * gone (killed, crashed) is taken over, so a SIGKILL never leaves the directory unusable.
+ *
+ * Taking over is where two servers starting at once could both win (both see the stale lock, one
+ * removes it and creates its own, the other then removes that one). So only the process that
+ * exclusively creates `LOCK.claim-<hash of the stale lock's text>` may remove the stale lock, and it
+ * removes it only if LOCK still holds that text; everyone then races to create LOCK exclusively,
+ * and exactly one wins. Lock texts are unique (pid, time, random token), so a claim names one lock.
  */
 export function acquireLock(dataDir: string): DataDirLock {
   const path = join(dataDir, 'LOCK');
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(path, 'wx', 0o600);
-      const info: LockInfo = { pid: process.pid, hostname: hostname(), started_at: new Date().toISOString() };
-      writeSync(fd, JSON.stringify(info));
-      closeSync(fd);
+  const mine: LockInfo = {
+    pid: process.pid,
+    hostname: hostname(),
+    started_at: new Date().toISOString(),
+    token: randomToken(12),
+  };
+  const text = JSON.stringify(mine);
+  for (let attempt = 0; attempt < 40; attempt++) {
+    if (createExclusive(path, text)) {
       return {
         release() {
-          try {
-            const current = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
-            if (current.pid === process.pid) unlinkSync(path);
-          } catch {
-            /* already gone */
-          }
+          if (readText(path) === text) unlinkQuietly(path);
         },
       };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
+    const seen = readText(path);
+    if (seen === undefined) continue; // released or taken over meanwhile: try again at once
     let holder: LockInfo | undefined;
     try {
-      holder = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
+      holder = JSON.parse(seen) as LockInfo;
     } catch {
-      holder = undefined; // empty or torn: the writer died between open and write
+      holder = undefined; // written by an older version, torn by a crash: stale
     }
-    const sameHost = !holder || holder.hostname === hostname();
-    if (holder && holder.pid !== process.pid && isAlive(holder.pid) && sameHost) {
-      throw new LockError(
-        `Another Ticketing server (pid ${holder.pid}, started ${holder.started_at}) is using the data directory ${dataDir}. ` +
-          'Stop it first, or point TICKETING_DATA_DIR at another directory.',
-      );
-    }
-    if (holder && !sameHost) {
+    if (holder && holder.hostname !== hostname()) {
       throw new LockError(
         `The data directory ${dataDir} is locked by a server on host ${holder.hostname} (pid ${holder.pid}). ` +
           `If that server is gone, remove ${path} by hand.`,
       );
     }
-    try {
-      unlinkSync(path); // stale: its process is gone
-    } catch {
-      /* someone else removed it first */
+    if (holder && isAlive(holder.pid)) {
+      throw new LockError(
+        `Another Ticketing server (pid ${holder.pid}, started ${holder.started_at}) is using the data directory ${dataDir}. ` +
+          'Stop it first, or point TICKETING_DATA_DIR at another directory.',
+      );
     }
+    const claim = join(dataDir, `LOCK.claim-${createHash('sha256').update(seen).digest('hex').slice(0, 16)}`);
+    if (createExclusive(claim, text)) {
+      try {
+        if (readText(path) === seen) unlinkSync(path);
+      } finally {
+        unlinkQuietly(claim);
+      }
+      continue;
+    }
+    // Someone else is taking this stale lock over: wait for them, unless their claim is abandoned.
+    try {
+      if (Date.now() - statSync(claim).mtimeMs > CLAIM_EXPIRY_MS) unlinkQuietly(claim);
+    } catch {
+      /* the claim is gone: the takeover finished */
+    }
+    sleepSync(25 + Math.random() * 50);
   }
-  throw new LockError(`Could not lock the data directory ${dataDir}; another server may be starting.`);
+  throw new LockError(`Could not lock the data directory ${dataDir}; another server may be starting. Try again.`);
 }

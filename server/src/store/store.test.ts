@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
 import { boot } from '../boot.js';
@@ -241,6 +243,47 @@ describe('the data-directory lock', () => {
     } finally {
       third.proc.kill('SIGTERM');
       await third.exited;
+    }
+  });
+});
+
+describe('the data-directory lock under a race', () => {
+  it('lets exactly one of many servers starting at once take a stale lock, or a free directory', async () => {
+    // Three directories with a lock left by a process that is gone, and one without a lock.
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise((ok) => dead.on('exit', ok));
+    const stale = JSON.stringify({ pid: dead.pid, hostname: hostname(), started_at: '2026-01-01T00:00:00Z' });
+    const dirs = [await tempDir(), await tempDir(), await tempDir(), await tempDir()];
+    for (const d of dirs.slice(0, 3)) await writeFile(join(d, 'LOCK'), stale);
+
+    // Six processes race for each directory in turn, all calling acquireLock at the same instant.
+    const racer = fileURLToPath(new URL('../test-support/lock-racer.ts', import.meta.url));
+    const startAt = String(Date.now() + 4000); // after every process has started (tsx takes a moment)
+    const racers = Array.from({ length: 6 }, () => {
+      const p = spawn(process.execPath, ['--import', 'tsx', racer, startAt, '500', ...dirs], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      let out = '';
+      const answered = new Promise<string[]>((ok) =>
+        p.stdout.on('data', (c) => {
+          out += c;
+          const lines = out.trim().split('\n');
+          if (lines.length === dirs.length) ok(lines);
+        }),
+      );
+      return { p, answered };
+    });
+    // Every racer keeps what it got until all have answered: a late one meets live owners.
+    const outputs = await Promise.all(racers.map((r) => r.answered));
+    await Promise.all(racers.map(({ p }) => new Promise((ok) => (p.on('exit', ok), p.stdin.end()))));
+    for (const [round, dir] of dirs.entries()) {
+      const results = outputs.map((lines) => lines[round] ?? 'no answer');
+      expect(
+        results.filter((r) => r === 'got'),
+        results.join('\n'),
+      ).toHaveLength(1);
+      expect(results.filter((r) => r.startsWith('refused: '))).toHaveLength(5);
+      expect(await readdir(dir)).toEqual(['LOCK']); // no claim or temp file left
     }
   });
 });

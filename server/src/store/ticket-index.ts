@@ -28,7 +28,11 @@ interface Entry extends AutomationFacts {
 }
 
 /** Internal fields of the stored record that no view shows. */
-export type StoredTicket = Ticket & { escalated?: string[] };
+export type StoredTicket = Ticket & {
+  escalated?: string[];
+  /** Idempotency-Keys of the requests that created or changed the ticket in the last 24 hours. */
+  idempotency?: { key: string; hash: string; at: string }[];
+};
 
 function entryOf(t: StoredTicket): Entry {
   let lastCustomerAt = t.created_at;

@@ -1,4 +1,5 @@
 import type { Ticket, TicketListItem } from '../api-types.js';
+import type { IdempotencyRecord } from '../tickets/idempotency.js';
 import type { AutomationFacts, ListFilter } from './ticket-index.js';
 
 export type KeyMode = 'live' | 'test';
@@ -12,6 +13,8 @@ export interface FileBlob {
 export interface TicketChange {
   ticket: Ticket;
   files?: FileBlob[];
+  /** The Idempotency-Key of the request making the change, stored in the same write. */
+  idempotency?: IdempotencyRecord | undefined;
 }
 
 /**
@@ -32,6 +35,8 @@ export interface TicketStore {
   /** Every ticket's list view with the facts the scheduler needs, oldest first. */
   scan(): IterableIterator<{ item: TicketListItem } & AutomationFacts>;
   readFile(ticketId: string, fileId: string): Promise<Buffer | undefined>;
+  /** The ticket an Idempotency-Key (scope and key) was stored with, while that ticket exists. */
+  recallIdempotency(key: string): Promise<{ ticketId: string; hash: string; at: string } | undefined>;
   /** Resolves once every write in flight has finished. */
   idle(): Promise<void>;
 }

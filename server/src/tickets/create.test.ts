@@ -226,6 +226,44 @@ describe('Idempotency-Key', () => {
     expect(again.body.replies).toHaveLength(1);
   });
 
+  it('is kept across a restart, with the ticket it made, for a day', async () => {
+    let now = new Date('2026-11-23T10:00:00Z');
+    const first = await startServer({ clock: () => now });
+    const headers = { 'Idempotency-Key': 'before-restart' };
+    const body = ticketInput({ subject: 'survives a restart' });
+    const created = await first.call('POST', '/create', { key: first.keys.pk, json: body, headers });
+    const reply = { ticket_id: created.body.id, message: 'sent once', email: body.email };
+    const replyHeaders = { 'Idempotency-Key': 'reply-before-restart' };
+    await first.call('POST', '/reply', { key: first.keys.pk, json: reply, headers: replyHeaders });
+    await first.close({ keepData: true });
+
+    const second = await startServer({ dataDir: first.dataDir, keys: first.keys, clock: () => now });
+    try {
+      const again = await second.call('POST', '/create', { key: second.keys.pk, json: body, headers });
+      expect(again.status).toBe(201);
+      expect(again.body.id).toBe(created.body.id);
+      const replied = await second.call('POST', '/reply', { key: second.keys.pk, json: reply, headers: replyHeaders });
+      expect(replied.status).toBe(201);
+      expect(replied.body.replies).toHaveLength(1);
+      const other = { ...body, subject: 'another ticket' };
+      const reused = await second.call('POST', '/create', { key: second.keys.pk, json: other, headers });
+      expect(reused.status).toBe(409);
+      expect((await second.call('GET', '/list')).body.total).toBe(1);
+      // The key is written into the ticket file, never shown in any view.
+      expect(JSON.stringify(again.body)).not.toContain('before-restart');
+      expect(JSON.stringify((await second.call('GET', `/ticket?id=${created.body.id}`)).body)).not.toContain(
+        'before-restart',
+      );
+
+      now = new Date('2026-11-24T10:00:01Z'); // past the day: the same key makes a new ticket
+      const later = await second.call('POST', '/create', { key: second.keys.pk, json: body, headers });
+      expect(later.status).toBe(201);
+      expect(later.body.id).not.toBe(created.body.id);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('refuses a malformed key', async () => {
     const res = await s.call('POST', '/create', {
       key: s.keys.pk,

@@ -6,21 +6,40 @@ export interface StoredAnswer {
   body: unknown;
 }
 
+/** What is written with the ticket a keyed request created or changed, so a restart forgets nothing. */
+export interface IdempotencyRecord {
+  /** The scope (key holder, mode, endpoint) and the client's key. */
+  key: string;
+  /** SHA-256 of the request body. */
+  hash: string;
+  at: string;
+}
+
+/** A record found in the store, with a way to answer it again (undefined when its ticket is gone). */
+export interface Recalled {
+  hash: string;
+  at: string;
+  answer(): Promise<StoredAnswer | undefined>;
+}
+
 interface Entry {
   bodyHash: string;
   expiresAt: number;
   answer: Promise<StoredAnswer>;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_MS = 24 * 60 * 60 * 1000;
 const MAX_ENTRIES = 50_000;
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 
 /**
- * `Idempotency-Key` for /create and /reply (API.md, "Retries"): the same key, key-holder and body
+ * `Idempotency-Key` for /create and /reply (docs/api.md, "Retries"): the same key, key-holder and body
  * within 24 h answer the first answer again; a concurrent retry waits for the first attempt. Failed
- * attempts are forgotten, so a retry after an error tries again. Kept in memory: a retry after a
- * server restart is answered as a new request.
+ * attempts are forgotten, so a retry after an error tries again.
+ *
+ * Answers live here in memory; the key itself is written with the ticket (`work` gets the record to
+ * store), so after a restart `recall` finds it and the retry is answered with the ticket as it now
+ * stands instead of filing it twice.
  */
 export class IdempotencyCache {
   private entries = new Map<string, Entry>();
@@ -31,7 +50,8 @@ export class IdempotencyCache {
     scope: string,
     key: string | undefined,
     body: unknown,
-    work: () => Promise<StoredAnswer>,
+    work: (record?: IdempotencyRecord) => Promise<StoredAnswer>,
+    recall: (key: string) => Promise<Recalled | undefined>,
   ): Promise<StoredAnswer> {
     if (key === undefined || key === '') return work();
     if (!VALID_KEY.test(key)) {
@@ -43,15 +63,23 @@ export class IdempotencyCache {
     const now = this.now();
     const id = `${scope}\u0000${key}`;
     const bodyHash = createHash('sha256').update(stableJson(body)).digest('hex');
+    const reused = () =>
+      new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
     const existing = this.entries.get(id);
     if (existing && existing.expiresAt > now) {
-      if (existing.bodyHash !== bodyHash) {
-        throw new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
-      }
+      if (existing.bodyHash !== bodyHash) throw reused();
       return existing.answer;
     }
-    const answer = work();
-    this.entries.set(id, { bodyHash, expiresAt: now + DAY_MS, answer });
+    const answer = (async () => {
+      const stored = await recall(id);
+      if (stored && Date.parse(stored.at) + IDEMPOTENCY_MS > now) {
+        if (stored.hash !== bodyHash) throw reused();
+        const again = await stored.answer();
+        if (again) return again;
+      }
+      return work({ key: id, hash: bodyHash, at: new Date(now).toISOString() });
+    })();
+    this.entries.set(id, { bodyHash, expiresAt: now + IDEMPOTENCY_MS, answer });
     this.trim(now);
     answer.catch(() => this.entries.delete(id));
     return answer;

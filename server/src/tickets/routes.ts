@@ -15,6 +15,7 @@ import { requireModule } from '../portal/modules.js';
 import { fillPlaceholders } from '../mail/templates.js';
 import { newId } from '../store/ids.js';
 import { checkFields } from './fields.js';
+import type { IdempotencyRecord } from './idempotency.js';
 import { findTicket, ownerCheck, secretKeyRequired, storeFor } from './lookup.js';
 import {
   AssignInput,
@@ -70,10 +71,24 @@ export function ticketRoutes(route: Route, deps: Deps) {
     ctx: Context,
     endpoint: string,
     body: unknown,
-    work: () => Promise<{ status: number; body: unknown }>,
+    work: (record?: IdempotencyRecord) => Promise<{ status: number; body: unknown }>,
   ) {
     const scope = `${ctx.state.auth.id}|${ctx.state.auth.mode}|${endpoint}`;
-    const answer = await deps.idempotency.run(scope, ctx.get('Idempotency-Key') || undefined, body, work);
+    const store = storeFor(ctx, deps);
+    // After a restart the key is found with the ticket it made; the retry gets that ticket as it is now.
+    const recall = async (key: string) => {
+      const found = await store.recallIdempotency(key);
+      return (
+        found && {
+          ...found,
+          answer: async () => {
+            const ticket = await store.get(found.ticketId);
+            return ticket && { status: 201, body: viewFor(ctx.state.auth, ticket) };
+          },
+        }
+      );
+    };
+    const answer = await deps.idempotency.run(scope, ctx.get('Idempotency-Key') || undefined, body, work, recall);
     ctx.status = answer.status;
     ctx.body = answer.body;
   }
@@ -104,7 +119,7 @@ export function ticketRoutes(route: Route, deps: Deps) {
     }
 
     const fingerprint = { ...body.fields, files: body.files.map((f) => [f.filename, f.data]) };
-    await idempotent(ctx, 'create', fingerprint, async () => {
+    await idempotent(ctx, 'create', fingerprint, async (idempotency) => {
       // Inside the idempotent block: a retry gets the first answer without spending a second token.
       if (isPublic && config.turnstile.enabled) {
         const token = body.fields['cf-turnstile-response'];
@@ -146,6 +161,7 @@ export function ticketRoutes(route: Route, deps: Deps) {
       const stored = await storeFor(ctx, deps).create({
         ticket: derive(ticket, config),
         files: attachments.map((a, i) => ({ id: a.id, data: files[i]!.data })),
+        idempotency,
       });
       const final = await emit(ctx, 'ticket.created', stored);
       return { status: 201, body: viewFor(ctx.state.auth, final) };
@@ -185,7 +201,7 @@ export function ticketRoutes(route: Route, deps: Deps) {
     const fromCustomer = auth.kind === 'public' ? true : (input.from_customer ?? false);
     const owns = ownerCheck(ctx, input.email);
 
-    await idempotent(ctx, 'reply', fields, async () => {
+    await idempotent(ctx, 'reply', fields, async (idempotency) => {
       const config = deps.configStore.get();
       const { statuses } = config;
       let reply: Reply | undefined;
@@ -213,7 +229,7 @@ export function ticketRoutes(route: Route, deps: Deps) {
         if (macro?.status && statuses.some((s) => s.id === macro.status))
           next = setStatus(next, macro.status, statuses, at);
         if (macro?.priority) next = { ...next, priority: macro.priority };
-        return { ticket: derive(next, config) };
+        return { ticket: derive(next, config), idempotency };
       });
       if (!updated) throw notFound('ticket');
       let final = await emit(ctx, 'ticket.replied', updated, { previous, reply });
