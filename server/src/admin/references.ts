@@ -1,15 +1,13 @@
 import type { ErrorDetail } from '../http/errors.js';
-import type { ConfigData } from './schema.js';
-
-type Action = { type: string; value: string };
+import { PRIORITIES, type Action, type ConfigData } from '../model/index.js';
 
 function checkActions(actions: Action[], data: ConfigData, at: string, out: ErrorDetail[]) {
   actions.forEach((a, i) => {
     const param = `${at}.actions.${i}.value`;
     if (a.type === 'set_status' && !data.statuses.some((s) => s.id === a.value))
       out.push({ param, message: `"${a.value}" is not a configured status` });
-    if (a.type === 'set_priority' && !['low', 'normal', 'high', 'urgent'].includes(a.value))
-      out.push({ param, message: 'must be low, normal, high or urgent' });
+    if (a.type === 'set_priority' && !(PRIORITIES as readonly string[]).includes(a.value))
+      out.push({ param, message: `must be one of ${PRIORITIES.join(', ')}` });
     if (a.type === 'assign' && !data.agents.some((g) => g.id === a.value))
       out.push({ param, message: `"${a.value}" is not a known agent` });
     if (a.type === 'notify' && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a.value))

@@ -15,7 +15,7 @@ import {
   StatusesSchema,
   TagsSchema,
   TurnstileSchema,
-} from './schema.js';
+} from '../model/index.js';
 
 /** Replaced whole on POST: `{ "<name>": [ … ] }`. */
 export const LIST_RESOURCES = {

@@ -23,7 +23,7 @@ import {
   type ListResource,
   type ObjectResource,
 } from './resources.js';
-import { AgentInputSchema, ArticleInputSchema, type ConfigData } from './schema.js';
+import { AgentInputSchema, ArticleInputSchema, type ConfigData } from '../model/index.js';
 import { agentView, resourceView } from './views.js';
 
 const LogQuery = z.object({

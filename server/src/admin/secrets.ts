@@ -1,4 +1,4 @@
-import type { ConfigData } from './schema.js';
+import type { ConfigData } from '../model/index.js';
 
 /**
  * The one rule for write-only secrets (SMTP password, Turnstile secret, webhook signing secrets): a

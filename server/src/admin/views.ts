@@ -1,4 +1,4 @@
-import type { ConfigData, StoredAgent } from './schema.js';
+import { PRIORITIES, type ConfigData, type StoredAgent } from '../model/index.js';
 
 // Secrets go in and never come out: every read of the configuration passes through these.
 
@@ -49,7 +49,7 @@ export function resourceView(name: string, data: ConfigData): unknown {
     case 'modules':
       return modulesView(data.modules);
     case 'priorities':
-      return ['low', 'normal', 'high', 'urgent'];
+      return [...PRIORITIES];
     default:
       return data[name as keyof ConfigData];
   }

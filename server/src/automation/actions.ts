@@ -1,6 +1,5 @@
 import { auditEntry } from '../audit/audit.js';
-import type { ConfigData } from '../admin/schema.js';
-import type { Priority, Ticket } from '../api-types.js';
+import { PRIORITIES, type Action, type ConfigData, type Priority, type Ticket } from '../model/index.js';
 import type { Deps } from '../deps.js';
 import type { TicketEventType } from '../events.js';
 import { ruleNotifyMail } from '../mail/templates.js';
@@ -10,11 +9,6 @@ import type { KeyMode } from '../store/ticket-store.js';
 import { setStatus } from '../tickets/statuses.js';
 import { enqueueWebhook } from '../webhooks/deliver.js';
 import { derive } from './sla.js';
-
-export interface Action {
-  type: 'set_priority' | 'set_status' | 'assign' | 'add_tag' | 'notify' | 'webhook';
-  value: string;
-}
 
 const SYSTEM = { kind: 'system' as const, prefix: null };
 
@@ -81,6 +75,6 @@ export async function runActions(
 function fits(a: Action, config: ConfigData): boolean {
   if (a.type === 'set_status') return config.statuses.some((s) => s.id === a.value);
   if (a.type === 'assign') return config.agents.some((g) => g.id === a.value);
-  if (a.type === 'set_priority') return ['low', 'normal', 'high', 'urgent'].includes(a.value);
+  if (a.type === 'set_priority') return (PRIORITIES as readonly string[]).includes(a.value);
   return true;
 }

@@ -1,5 +1,5 @@
-import type { ConfigData } from '../admin/schema.js';
-import type { Ticket } from '../api-types.js';
+import type { ConfigData } from '../model/index.js';
+import type { Ticket } from '../model/index.js';
 import { addBusinessMinutes } from '../portal/business-hours.js';
 import { isClosedStatus } from '../tickets/statuses.js';
 

@@ -1,6 +1,6 @@
 import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
-import type { Attachment } from '../api-types.js';
+import type { Attachment } from '../model/index.js';
 import type { Deps } from '../deps.js';
 import { readBody } from '../http/body.js';
 import { id, optional } from '../http/coerce.js';

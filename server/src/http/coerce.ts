@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailAddress } from '../model/index.js';
 
 // Form and multipart bodies carry strings; JSON carries real types. These accept both, as API.md says.
 
@@ -46,7 +47,7 @@ export const email = z
   .string()
   .trim()
   .max(254, 'must be at most 254 characters')
-  .pipe(z.email('must be a valid email address'));
+  .pipe(emailAddress('must be a valid email address'));
 
 export const id = z.string().trim().min(1, 'is required').max(100);
 

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { StoredKey } from '../admin/schema.js';
+import type { KeyKind, KeyMode, StoredKey } from '../model/index.js';
 import { newId, randomToken } from '../store/ids.js';
 
-export type KeyKind = 'public' | 'secret';
-export type KeyMode = 'live' | 'test';
+export type { KeyKind, KeyMode };
 
 const KEY_FORMAT = /^(pk|sk)_(live|test)_[A-Za-z0-9]{24,128}$/;
 

@@ -7,8 +7,8 @@ import {
   SmtpSchema,
   AutoreplySchema,
   BusinessHoursSchema,
-} from '../admin/schema.js';
-import { ErrorBodySchema, KbListItemSchema } from '../api-types.js';
+} from '../model/index.js';
+import { ErrorBodySchema } from '../model/index.js';
 import { ENDPOINTS, type Access } from '../http/endpoints.js';
 import {
   AssignInput,
@@ -174,7 +174,7 @@ const DOCS: Doc[] = [
     name: 'kb',
     summary: 'Knowledge base: overview (ranked with q) or one article (id)',
     query: z.object({ id: z.string().optional(), q: z.string().optional() }),
-    response: { oneOf: [list(input(KbListItemSchema)), { type: 'object' }] },
+    response: { oneOf: [list(ref('KbListItem')), ref('Article')] },
   },
   { method: 'get', name: 'me', summary: 'What this key is', response: ref('Me') },
   {

@@ -1,14 +1,10 @@
 import type { Context } from 'koa';
-import type { ConfigData } from '../admin/schema.js';
+import { moduleEnabled, type ConfigData, type ModuleName } from '../model/index.js';
 import { ApiError } from '../http/errors.js';
 
-/** A module missing from the list counts as off (API.md, modules). */
-export const moduleEnabled = (config: ConfigData, name: string) =>
-  config.modules.some((m) => m.name === name && m.enabled);
-
 /** Customer-facing features switched off answer 403 module_disabled to public keys; support keeps them. */
-export function requireModule(ctx: Context, config: ConfigData, name: string, what: string, param?: string) {
-  if (ctx.state.auth.kind === 'public' && !moduleEnabled(config, name)) {
+export function requireModule(ctx: Context, config: ConfigData, name: ModuleName, what: string, param?: string) {
+  if (ctx.state.auth.kind === 'public' && !moduleEnabled(config.modules, name)) {
     throw new ApiError(403, 'module_disabled', `${what} is switched off.`, param ? { param } : {});
   }
 }

@@ -1,12 +1,9 @@
-import type { Me, Meta } from '../api-types.js';
-import { PRIORITIES } from '../api-types.js';
+import type { Me, Meta } from '../model/index.js';
+import { CUSTOMER_MODULES, moduleEnabled, PRIORITIES } from '../model/index.js';
 import type { Deps } from '../deps.js';
 import type { Route } from '../http/route.js';
 import { openApiDocument } from '../openapi/document.js';
 import { openState } from './business-hours.js';
-
-/** The modules a customer can see (webhooks are server-side only). */
-const CUSTOMER_MODULES = ['kb', 'uploads', 'rating', 'close_request'] as const;
 
 export function portalRoutes(route: Route, deps: Deps) {
   route('get', 'meta', async (ctx) => {
@@ -44,9 +41,7 @@ export function portalRoutes(route: Route, deps: Deps) {
     ctx.body = {
       design: data.design,
       form: data.form,
-      modules: Object.fromEntries(
-        CUSTOMER_MODULES.map((name) => [name, data.modules.some((m) => m.name === name && m.enabled)]),
-      ),
+      modules: Object.fromEntries(CUSTOMER_MODULES.map((name) => [name, moduleEnabled(data.modules, name)])),
       categories: data.categories,
       turnstile: { enabled: data.turnstile.enabled, site_key: data.turnstile.site_key },
       business_hours: { ...openState(data.business_hours, deps.clock()), timezone: data.business_hours.timezone },

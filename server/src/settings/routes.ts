@@ -6,7 +6,7 @@ import {
   EmailNotifySchema,
   SmtpSchema,
   type ConfigData,
-} from '../admin/schema.js';
+} from '../model/index.js';
 import { withSmtpPass } from '../admin/secrets.js';
 import { smtpView } from '../admin/views.js';
 import type { Deps } from '../deps.js';

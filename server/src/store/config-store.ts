@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
-import { ConfigDataSchema, type ConfigData } from '../admin/schema.js';
+import { ConfigDataSchema, type ConfigData } from '../model/index.js';
 import { writeFileDurable } from './durable-write.js';
 import { StartupError } from './startup-error.js';
 

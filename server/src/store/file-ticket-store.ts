@@ -1,7 +1,7 @@
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Ticket } from '../api-types.js';
+import type { Ticket } from '../model/index.js';
 import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable, syncDir } from './durable-write.js';
 import { isId } from './ids.js';
 import { KeyedMutex } from './keyed-mutex.js';

@@ -1,4 +1,4 @@
-import type { Ticket, TicketListItem } from '../api-types.js';
+import type { Ticket, TicketListItem } from '../model/index.js';
 
 export interface ListFilter {
   status?: string;

@@ -1,8 +1,8 @@
-import type { Ticket, TicketListItem } from '../api-types.js';
+import type { KeyMode, Ticket, TicketListItem } from '../model/index.js';
 import type { IdempotencyRecord } from '../tickets/idempotency.js';
 import type { AutomationFacts, ListFilter } from './ticket-index.js';
 
-export type KeyMode = 'live' | 'test';
+export type { KeyMode };
 
 export interface FileBlob {
   id: string;

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Ticket } from '../api-types.js';
+import type { Ticket } from '../model/index.js';
 import type { Deps } from '../deps.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import type { TicketStore } from '../store/ticket-store.js';

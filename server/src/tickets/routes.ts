@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { checkBlocklists } from '../abuse/blocklist.js';
 import { verifyTurnstile } from '../abuse/turnstile.js';
-import type { Attachment, Reply, Ticket } from '../api-types.js';
+import type { Attachment, Reply, Ticket } from '../model/index.js';
 import { derive } from '../automation/sla.js';
 import type { Deps } from '../deps.js';
 import type { TicketEventType } from '../events.js';

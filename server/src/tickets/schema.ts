@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PRIORITIES } from '../api-types.js';
+import { CLOSE_REQUESTERS, PRIORITIES } from '../model/index.js';
 import { parseJson } from '../http/body.js';
 import { email, formBool, formInt, id, longText, optional, singleLine } from '../http/coerce.js';
 
@@ -69,7 +69,7 @@ export const ReplyInput = z.object({
 export const StatusInput = z.object({ ticket_id: id, status: z.string().trim().min(1, 'is required').max(32) });
 export const PriorityInput = z.object({
   ticket_id: id,
-  priority: z.enum(PRIORITIES, 'must be one of low, normal, high, urgent'),
+  priority: z.enum(PRIORITIES, `must be one of ${PRIORITIES.join(', ')}`),
 });
 export const AssignInput = z.object({
   ticket_id: id,
@@ -78,7 +78,7 @@ export const AssignInput = z.object({
 export const DeleteInput = z.object({ ticket_id: id });
 export const CloseRequestInput = z.object({
   ticket_id: id,
-  by: optional(z.enum(['agent', 'customer'])),
+  by: optional(z.enum(CLOSE_REQUESTERS)),
   email: ownerEmail,
 });
 export const CloseResolveInput = z.object({ ticket_id: id, accept: formBool });

@@ -1,5 +1,5 @@
 import type { AuthKey } from '../keys/keys.js';
-import type { PublicTicket, Ticket } from '../api-types.js';
+import type { PublicTicket, Ticket } from '../model/index.js';
 import type { StoredTicket } from '../store/ticket-index.js';
 
 /** What a secret key (and a webhook) sees: the stored record without its internal fields. */

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import type { ConfigData } from '../admin/schema.js';
-import type { Ticket } from '../api-types.js';
+import type { ConfigData } from '../model/index.js';
+import type { Ticket } from '../model/index.js';
 import type { TicketEventType } from '../events.js';
 import { newId } from '../store/ids.js';
 import type { Job, Outbox } from '../outbox/outbox.js';
