@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config/config.js';
 import { createKey, type KeyKind, type KeyMode } from './keys/keys.js';
-import { openConfigStore } from './store/config-store.js';
+import { openConfigFile } from './store/config-file.js';
 import { makeDir } from './store/durable-write.js';
 import { acquireLock, LockError } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
@@ -36,7 +36,7 @@ async function keys(args: string[]) {
   await makeDir(dataDir);
   const lock = acquireLock(dataDir);
   try {
-    const store = await openConfigStore(dataDir);
+    const store = await openConfigFile(dataDir);
     if (command === 'list') {
       const rows = store.get().keys;
       if (!rows.length) console.log('No keys yet. Create one with: ticketing keys create --public');

@@ -1,10 +1,10 @@
-import { boot } from './boot.js';
-import { ConfigError, loadConfig } from './config.js';
+import { boot, type BootExtension } from './boot.js';
+import { ConfigError, loadConfig } from './config/config.js';
 import { LockError } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
 
 /** Boots from the environment, stops cleanly on SIGINT/SIGTERM, and turns start-up failures into a message and exit code 1. */
-export async function serve(options: { demo?: boolean } = {}) {
+export async function serve(options: { extension?: BootExtension } = {}) {
   try {
     const running = await boot(loadConfig(), options);
     const stop = (signal: string) => {

@@ -1,16 +1,14 @@
 import { auditEntry } from '../audit/audit.js';
-import { PRIORITIES, type Action, type ConfigData, type Priority, type Ticket } from '../model/index.js';
+import { PRIORITIES, SYSTEM, type Action, type ConfigData, type Priority, type Ticket } from '../model/index.js';
 import type { Deps } from '../deps.js';
-import type { TicketEventType } from '../events.js';
+import type { TicketEventType } from '../events/events.js';
 import { ruleNotifyMail } from '../mail/templates.js';
 import { mailConfigured } from '../mail/mailer.js';
-import type { StoredTicket } from '../store/ticket-index.js';
+import type { StoredTicket } from '../store/ticket-store.js';
 import type { KeyMode } from '../store/ticket-store.js';
 import { setStatus } from '../tickets/statuses.js';
 import { enqueueWebhook } from '../webhooks/deliver.js';
-import { derive } from './sla.js';
-
-const SYSTEM = { kind: 'system' as const, prefix: null };
+import { derive } from '../tickets/sla.js';
 
 /**
  * Applies actions of a rule or an escalation entry to one ticket: field changes in one durable write

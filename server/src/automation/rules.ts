@@ -1,6 +1,6 @@
 import { RULE_EVENTS, type Condition } from '../model/index.js';
 import type { Deps } from '../deps.js';
-import type { TicketEvent } from '../events.js';
+import type { TicketEvent } from '../events/events.js';
 import { runActions } from './actions.js';
 
 /** The value a condition looks at, as text. On a reply, `message` and `from_customer` are the reply's. */
@@ -10,7 +10,7 @@ function fieldValue(c: Condition, e: TicketEvent): string {
     case 'message':
       return e.reply?.message ?? t.message;
     case 'from_customer':
-      return String(e.reply ? e.reply.from_customer : e.actor.kind === 'public');
+      return String(e.reply ? e.reply.from_customer : e.actor.kind === 'customer');
     case 'category':
       return t.category ?? '';
     default:

@@ -9,7 +9,7 @@ export const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be a sl
 export const hexColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour like #2563eb');
 
 /** ISO 8601 UTC, as every time on the wire. */
-export const isoTime = z.string().describe('ISO 8601 UTC time, e.g. 2026-11-22T10:15:00.000Z');
+export const isoTime = z.iso.datetime().describe('ISO 8601 UTC time, e.g. 2026-11-22T10:15:00.000Z');
 
 /**
  * zod's own address check, with one rule more: a domain label neither starts nor ends with a hyphen
@@ -22,8 +22,10 @@ export const EMAIL_PATTERN =
 export const emailAddress = (message?: string) =>
   z.email({ pattern: EMAIL_PATTERN, ...(message ? { error: message } : {}) });
 
-/** An absolute http(s) URL. */
-export const httpUrl = (message = 'must be an http or https URL') => z.url({ protocol: /^https?$/, error: message });
+/** An absolute http(s) URL: what the document says of one (zod's own JSON Schema leaves the scheme out). */
+export const HTTP_URL = { format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' };
+export const httpUrl = (message = 'must be an http or https URL') =>
+  z.url({ protocol: /^https?$/, error: message }).meta(HTTP_URL);
 
 /** An IANA time zone the runtime knows (Intl). */
 export const isTimeZone = (tz: string) => {

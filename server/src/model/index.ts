@@ -11,3 +11,5 @@ export * from './keys.js';
 export * from './mail.js';
 export * from './portal.js';
 export * from './tickets.js';
+export * from './actor.js';
+export * from './logs.js';

@@ -27,12 +27,15 @@ export type StoredKey = z.infer<typeof StoredKeySchema>;
 /** /me: what the calling key is, and where the portal lives. */
 export const MeSchema = z
   .object({
-    key: z.object({
-      kind: z.enum(KEY_KINDS),
-      mode: z.enum(KEY_MODES),
-      admin: z.boolean().describe('true for a live secret key: it may use /admin'),
-      prefix: z.string().describe('the first 12 characters: enough to recognise the key, not to use it'),
-    }),
+    key: z
+      .object({
+        kind: z.enum(KEY_KINDS),
+        mode: z.enum(KEY_MODES),
+        admin: z.boolean().describe('true for a live secret key: it may use /admin'),
+        prefix: z.string().describe('the first 12 characters: enough to recognise the key, not to use it'),
+      })
+      .nullable()
+      .describe('the calling key; null for an agent signed in to the console'),
     portal: z.object({ name: z.string(), public_url: z.string() }),
     version: z.string(),
   })

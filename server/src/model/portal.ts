@@ -67,6 +67,14 @@ export const PortalSchema = z.object({
 export const CUSTOMER_MODULES = ['kb', 'uploads', 'rating', 'close_request'] as const;
 export type CustomerModule = (typeof CUSTOMER_MODULES)[number];
 export type ModuleName = CustomerModule | 'webhooks';
+/** What each switch turns off, for the 403 module_disabled a customer gets. */
+export const MODULE_FEATURES: Record<ModuleName, string> = {
+  kb: 'The knowledge base',
+  uploads: 'Uploading files',
+  rating: 'Rating',
+  close_request: 'Asking to close a ticket',
+  webhooks: 'Webhooks',
+};
 
 export const WebhookSettingsSchema = z.object({
   url: httpUrl().max(2000),

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { isoTime } from './common.js';
 
-// The ticket as it crosses the wire, in its three views (full, public, list row). As answers, objects
-// are closed (the OpenAPI document is generated for output with additionalProperties: false), so the
-// tests that check every answer against the document also catch a field that should not be there.
+// The ticket as it crosses the wire, in its three views (full, public, list row). Answers are closed
+// objects (additionalProperties: false in the OpenAPI document), so the tests that check every answer
+// against the document also catch a field that should not be there, and a full view never passes for
+// a public one.
 
 export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 export const PrioritySchema = z.enum(PRIORITIES);
@@ -13,7 +14,7 @@ export type Priority = z.infer<typeof PrioritySchema>;
 export const CLOSE_REQUESTERS = ['customer', 'agent'] as const;
 
 export const AttachmentSchema = z
-  .object({
+  .strictObject({
     id: z.string().describe('fil_…'),
     ticket_id: z.string(),
     reply_id: z.string().nullable(),
@@ -26,7 +27,7 @@ export const AttachmentSchema = z
 export type Attachment = z.infer<typeof AttachmentSchema>;
 
 export const ReplySchema = z
-  .object({
+  .strictObject({
     id: z.string().describe('rpl_…'),
     message: z.string(),
     from_customer: z.boolean(),
@@ -37,10 +38,10 @@ export const ReplySchema = z
   .meta({ id: 'Reply' });
 export type Reply = z.infer<typeof ReplySchema>;
 
-export const CloseRequestSchema = z.object({ by: z.enum(CLOSE_REQUESTERS), requested_at: isoTime });
+export const CloseRequestSchema = z.strictObject({ by: z.enum(CLOSE_REQUESTERS), requested_at: isoTime });
 export type CloseRequest = z.infer<typeof CloseRequestSchema>;
 
-export const RatingSchema = z.object({
+export const RatingSchema = z.strictObject({
   score: z.number().int().min(1).max(5),
   comment: z.string().nullable(),
   rated_at: isoTime,
@@ -51,7 +52,7 @@ export const FieldValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 
 /** The full view (secret keys, webhooks). The stored record is this plus internal fields (store/). */
 export const TicketSchema = z
-  .object({
+  .strictObject({
     id: z.string().describe('tkt_…'),
     subject: z.string(),
     message: z.string(),
@@ -84,7 +85,7 @@ export type PublicTicket = z.infer<typeof PublicTicketSchema>;
 
 /** A ticket in the caller's view: exactly one of the two matches (both are closed objects). */
 export const TicketViewSchema = z
-  .union([TicketSchema, PublicTicketSchema])
+  .xor([TicketSchema, PublicTicketSchema])
   .meta({ description: 'Ticket with a secret key, PublicTicket with a public key' });
 
 /** One row of /list. */
@@ -94,7 +95,7 @@ export const TicketListItemSchema = TicketSchema.omit({ message: true, replies: 
 export type TicketListItem = z.infer<typeof TicketListItemSchema>;
 
 /** The /list answer: a page of rows and where it sits. */
-export const TicketListSchema = z.object({
+export const TicketListSchema = z.strictObject({
   data: z.array(TicketListItemSchema),
   total: z.number().int().min(0),
   limit: z.number().int().min(1).max(200),

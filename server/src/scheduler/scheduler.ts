@@ -1,8 +1,8 @@
 import { runActions } from '../automation/actions.js';
-import { derive } from '../automation/sla.js';
+import { derive } from '../tickets/sla.js';
 import type { Deps } from '../deps.js';
-import type { StoredTicket } from '../store/ticket-index.js';
-import type { KeyMode } from '../store/ticket-store.js';
+import { SYSTEM } from '../model/index.js';
+import type { KeyMode, StoredTicket } from '../store/ticket-store.js';
 import { setStatus } from '../tickets/statuses.js';
 import { firstClosedStatus, isClosedStatus } from '../tickets/statuses.js';
 
@@ -98,7 +98,7 @@ export class Scheduler {
       await this.deps.events.emit({
         type: 'ticket.status_changed',
         mode,
-        actor: { kind: 'system', prefix: null },
+        actor: SYSTEM,
         ticket: updated,
         previous,
       });

@@ -6,9 +6,15 @@ import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable, syncDir } f
 import { isId } from './ids.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { StartupError } from './startup-error.js';
-import { IDEMPOTENCY_MS } from '../tickets/idempotency.js';
-import { TicketIndex, type StoredTicket } from './ticket-index.js';
-import type { KeyMode, TicketChange, TicketStore } from './ticket-store.js';
+import { TicketIndex } from './ticket-index.js';
+import {
+  IDEMPOTENCY_MS,
+  type KeyMode,
+  type ListFilter,
+  type StoredTicket,
+  type TicketChange,
+  type TicketStore,
+} from './ticket-store.js';
 
 /**
  * The ticket with the request's Idempotency-Key added to those it keeps; keys older than a day (past
@@ -230,8 +236,12 @@ export class FileTicketStore implements TicketStore {
     });
   }
 
-  list(filter: Parameters<TicketIndex['list']>[0], limit: number, offset: number) {
+  list(filter: ListFilter, limit: number, offset: number) {
     return this.index.list(filter, limit, offset);
+  }
+
+  count(filter: ListFilter) {
+    return Promise.resolve(this.index.list(filter, 0, 0).total);
   }
 
   scan() {

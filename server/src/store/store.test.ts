@@ -6,7 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config/config.js';
 import { boot } from '../boot.js';
 import { runMain, startChild } from '../test-support/child-server.js';
 import { createTicket, makeKeys, PNG_1PX, startServer, ticketInput } from '../test-support/server.js';

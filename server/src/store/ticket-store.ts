@@ -1,8 +1,47 @@
 import type { KeyMode, Ticket, TicketListItem } from '../model/index.js';
-import type { IdempotencyRecord } from '../tickets/idempotency.js';
-import type { AutomationFacts, ListFilter } from './ticket-index.js';
 
 export type { KeyMode };
+
+/** Idempotency-Keys are kept (with their ticket) for a day: the promise of docs/api.md, "Retries". */
+export const IDEMPOTENCY_MS = 24 * 60 * 60 * 1000;
+
+/** What is written with the ticket a keyed request created or changed, so a restart forgets nothing. */
+export interface IdempotencyRecord {
+  /** The scope (key holder, mode, endpoint) and the client's key. */
+  key: string;
+  /** SHA-256 of the request body. */
+  hash: string;
+  at: string;
+}
+
+/** Internal fields of the stored record that no view shows. */
+export type StoredTicket = Ticket & {
+  /** Escalation entries that have fired for this ticket. */
+  escalated?: string[];
+  /** Idempotency-Keys of the requests that created or changed the ticket in the last 24 hours. */
+  idempotency?: IdempotencyRecord[];
+};
+
+export interface ListFilter {
+  status?: string;
+  category?: string;
+  priority?: string;
+  agent_id?: string;
+  email?: string;
+  tag?: string;
+  /** Case-insensitive substring of subject, name, email or message. */
+  q?: string;
+}
+
+/** What the scheduler needs to know of every ticket, without reading it whole. */
+export interface AutomationFacts {
+  /** When support first replied, or null. */
+  firstResponseAt: string | null;
+  /** The customer's last word: their last reply, or the ticket's creation. */
+  lastCustomerAt: string;
+  /** Escalation entries that have fired for this ticket. */
+  escalated: string[];
+}
 
 export interface FileBlob {
   id: string;
@@ -11,7 +50,7 @@ export interface FileBlob {
 
 /** What a change to a ticket produces: the new record and any attachment bytes to store with it. */
 export interface TicketChange {
-  ticket: Ticket;
+  ticket: StoredTicket;
   files?: FileBlob[];
   /** The Idempotency-Key of the request making the change, stored in the same write. */
   idempotency?: IdempotencyRecord | undefined;
@@ -25,13 +64,18 @@ export interface TicketStore {
   readonly mode: KeyMode;
   readonly size: number;
   has(id: string): boolean;
-  get(id: string): Promise<Ticket | undefined>;
+  get(id: string): Promise<StoredTicket | undefined>;
   /** Stores the files, then the ticket; acknowledged only when both are on disk. */
-  create(change: TicketChange): Promise<Ticket>;
+  create(change: TicketChange): Promise<StoredTicket>;
   /** Serialised per ticket: `change` sees the latest record. Undefined when the ticket does not exist. */
-  update(id: string, change: (current: Ticket) => TicketChange | Promise<TicketChange>): Promise<Ticket | undefined>;
+  update(
+    id: string,
+    change: (current: StoredTicket) => TicketChange | Promise<TicketChange>,
+  ): Promise<StoredTicket | undefined>;
   remove(id: string): Promise<boolean>;
   list(filter: ListFilter, limit: number, offset: number): { items: TicketListItem[]; total: number };
+  /** How many tickets match `filter`. */
+  count(filter: ListFilter): Promise<number>;
   /** Every ticket's list view with the facts the scheduler needs, oldest first. */
   scan(): IterableIterator<{ item: TicketListItem } & AutomationFacts>;
   readFile(ticketId: string, fileId: string): Promise<Buffer | undefined>;

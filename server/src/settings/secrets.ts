@@ -18,6 +18,7 @@ export function keepSecret(
 }
 
 type Smtp = ConfigData['mail']['smtp'];
+type WebhooksModule = Extract<ConfigData['modules'][number], { name: 'webhooks' }>;
 const hostOf = (h: string | null) => (h ?? '').trim().toLowerCase();
 
 /** The SMTP password is presented to one host and port, for one user. */
@@ -37,7 +38,7 @@ export const withTurnstileSecret = (next: ConfigData['turnstile'], current: Conf
 
 /** The webhooks module's signing secret stays with its URL. */
 export function withWebhookSecret(next: ConfigData['modules'], current: ConfigData['modules']): ConfigData['modules'] {
-  const stored = current.find((m) => m.name === 'webhooks')?.settings as { url?: string; secret?: string } | undefined;
+  const stored = current.find((m): m is WebhooksModule => m.name === 'webhooks')?.settings;
   return next.map((m) => {
     if (m.name !== 'webhooks' || !m.settings) return m;
     const secret = keepSecret(m.settings.secret, stored?.secret, stored?.url === m.settings.url);

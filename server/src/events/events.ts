@@ -1,12 +1,6 @@
-import type { Attachment, KeyMode, Reply, Ticket, TicketEventType } from './model/index.js';
+import type { Actor, Attachment, KeyMode, Reply, Ticket, TicketEventType } from '../model/index.js';
 
 export type { TicketEventType };
-
-export interface Actor {
-  kind: 'public' | 'secret' | 'system';
-  /** The key's display prefix; null for the system (scheduler, rules). */
-  prefix: string | null;
-}
 
 export interface TicketEvent {
   type: TicketEventType;

@@ -1,8 +1,8 @@
-import { PRIORITIES, type ConfigData, type StoredAgent } from '../model/index.js';
+import type { AgentView, ConfigData, StoredAgent } from '../model/index.js';
 
 // Secrets go in and never come out: every read of the configuration passes through these.
 
-export function agentView(a: StoredAgent) {
+export function agentView(a: StoredAgent): AgentView {
   return {
     id: a.id,
     name: a.name,
@@ -35,22 +35,4 @@ export function modulesView(modules: ConfigData['modules']) {
     const { secret, ...settings } = m.settings;
     return { ...m, settings: { ...settings, secret_set: Boolean(secret) } };
   });
-}
-
-/** The public form of one resource, as /admin answers it. */
-export function resourceView(name: string, data: ConfigData): unknown {
-  switch (name) {
-    case 'agents':
-      return data.agents.map(agentView);
-    case 'mail':
-      return mailView(data.mail);
-    case 'turnstile':
-      return turnstileView(data.turnstile);
-    case 'modules':
-      return modulesView(data.modules);
-    case 'priorities':
-      return [...PRIORITIES];
-    default:
-      return data[name as keyof ConfigData];
-  }
 }

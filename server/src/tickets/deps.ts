@@ -1,0 +1,17 @@
+import type { TurnstileVerifier } from '../abuse/turnstile.js';
+import type { TicketEvents } from '../events/events.js';
+import type { KeyMode } from '../model/index.js';
+import type { ConfigStore } from '../store/config-store.js';
+import type { TicketStore } from '../store/ticket-store.js';
+import type { IdempotencyCache } from './idempotency.js';
+
+/** What the ticket routes need from the app (the app's Deps provides it). */
+export interface TicketDeps {
+  configStore: ConfigStore;
+  /** Live and test tickets, apart: an actor only ever sees the store of its mode. */
+  tickets: Record<KeyMode, TicketStore>;
+  events: TicketEvents;
+  idempotency: IdempotencyCache;
+  turnstile: TurnstileVerifier;
+  clock: () => Date;
+}
