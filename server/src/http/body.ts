@@ -21,11 +21,13 @@ function mediaType(ctx: Context): string {
   return (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
 }
 
-/** JSON.parse that drops keys which could reach Object.prototype if a later step merged objects. */
+/**
+ * JSON.parse that drops `__proto__` keys: JSON.parse makes them plain own properties, but a later
+ * step that copied them onto an object would set its prototype. `constructor` and `prototype` are
+ * ordinary names (a custom field may be called that) and are kept.
+ */
 export function parseJson(text: string): unknown {
-  return JSON.parse(text, (key, value: unknown) =>
-    key === '__proto__' || key === 'constructor' || key === 'prototype' ? undefined : value,
-  );
+  return JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
 }
 
 /**

@@ -133,19 +133,20 @@ export function closeAfterAnswer(ctx: Context) {
 
 /**
  * Form keys may use brackets for objects: `fields[order_id]=42` becomes { fields: { order_id: "42" } }.
- * Only one level, and never onto the prototype.
+ * Only one level. `__proto__` is dropped at either level, so nothing is ever set on a prototype;
+ * `constructor` and `prototype` are ordinary names (a custom field may be called that).
  */
 export function setField(target: Record<string, unknown>, name: string, value: string) {
   const m = /^([^[\]]+)\[([^[\]]*)\]$/.exec(name);
   const key = m ? m[1]! : name;
-  if (key === '__proto__' || key === 'constructor' || key === 'prototype') return;
+  if (key === '__proto__') return;
   if (!m) {
     target[key] = value;
     return;
   }
   const sub = m[2]!;
-  if (sub === '__proto__' || sub === 'constructor' || sub === 'prototype') return;
-  const existing = target[key];
+  if (sub === '__proto__') return;
+  const existing = Object.hasOwn(target, key) ? target[key] : undefined; // not Object.prototype.constructor
   const obj: Record<string, unknown> =
     existing && typeof existing === 'object' && !Array.isArray(existing)
       ? (existing as Record<string, unknown>)
