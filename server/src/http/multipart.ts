@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { ApiError } from './errors.js';
+import { closeAfterAnswer } from './refused-body.js';
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024; // 5,242,880: exactly this much is accepted
 export const MAX_FIELDS_BYTES = 1024 * 1024;
@@ -19,7 +20,7 @@ export interface MultipartBody {
 /**
  * Reads a multipart body with busboy. Unlike multer, which drains the whole request before it
  * reports an over-size file, this stops reading as soon as a file passes the limit: the answer is a
- * 413 with `Connection: close`, and the socket is closed shortly after (see closeAfterAnswer).
+ * 413 with `Connection: close` (see closeAfterAnswer).
  */
 export function readMultipart(ctx: Context, opts: { fileFields: string[]; maxFiles: number }): Promise<MultipartBody> {
   return new Promise((resolve, reject) => {
@@ -114,22 +115,6 @@ export function readMultipart(ctx: Context, opts: { fileFields: string[]; maxFil
  * HTML, "multipart/form-data encoding algorithm"); this reverses it so the name is what the user chose.
  */
 const decodeFormName = (name: string) => name.replace(/%22/g, '"').replace(/%0D/gi, '\r').replace(/%0A/gi, '\n');
-
-/**
- * Stops reading a body we refused. The answer goes out with `Connection: close`; what the client still
- * sends is dropped unread for up to a second (a lingering close, so the client sees the 413 rather than
- * a reset), then the socket is destroyed.
- */
-export function closeAfterAnswer(ctx: Context) {
-  ctx.set('Connection', 'close');
-  const socket = ctx.req.socket;
-  ctx.req.resume();
-  ctx.res.once('finish', () => {
-    const timer = setTimeout(() => socket.destroy(), 1000);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-  });
-}
 
 /**
  * Form keys may use brackets for objects: `fields[order_id]=42` becomes { fields: { order_id: "42" } }.
