@@ -1,7 +1,7 @@
-import multer from '@koa/multer';
 import type { Context } from 'koa';
 import type { EventEmitter } from 'node:events';
 import { ApiError } from './errors.js';
+import { multer, type MulterFile, type StorageEngine } from './koa-multer.js';
 import { closeAfterAnswer } from './refused-body.js';
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024; // 5,242,880: exactly this much is accepted
@@ -69,7 +69,7 @@ export function readMultipart(ctx: Context, opts: { fileFields: string[]; maxFil
       if (!first && !(err instanceof ApiError)) ctx.app.emit('error', err, ctx);
     };
 
-    const storage: multer.StorageEngine = {
+    const storage: StorageEngine = {
       _handleFile(_req, file, done) {
         contain(file.stream, refuse);
         const chunks: Buffer[] = [];
@@ -127,7 +127,7 @@ export function readMultipart(ctx: Context, opts: { fileFields: string[]; maxFil
           settle(() => {
             if (problem) return reject(problem);
             if (!parsing) return reject(malformed('The body is not multipart/form-data with a boundary.'));
-            const files = (ctx as Context & { files?: multer.File[] }).files ?? [];
+            const files = (ctx as Context & { files?: MulterFile[] }).files ?? [];
             resolve({
               fields,
               files: files.map((f) => ({ field: f.fieldname, filename: f.originalname, data: f.buffer })),
