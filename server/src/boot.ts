@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.js';
+import { RateLimiter } from './http/rate-limit.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { TicketEvents } from './events.js';
@@ -98,6 +99,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       audit,
       outbox,
       webhookLog,
+      rateLimiter: new RateLimiter(() => clock().getTime()),
       version: VERSION,
     };
     outbox.handle('mail', (job) => sendMail(configStore.get().mail, job.payload as MailMessage));

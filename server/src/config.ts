@@ -14,6 +14,7 @@ const EnvSchema = z.object({
   TICKETING_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   TICKETING_KEYS: z.string().optional(),
   TICKETING_TRUST_PROXY: onOff.default(false),
+  TICKETING_TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   TICKETING_RATE_LIMIT: onOff.default(true),
   TICKETING_RATE_LIMIT_PK_PER_MINUTE: count.default(60),
   TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES: count.default(10),
@@ -41,6 +42,11 @@ export interface Config {
   /** Extra full keys for automation and tests; never written to disk. */
   envKeys: string[];
   trustProxy: boolean;
+  /**
+   * How many proxies in front of the server append to X-Forwarded-For. Only that many right-most
+   * entries are believed; what the client itself sent (further left) is ignored.
+   */
+  trustProxyHops: number;
   rateLimit: RateLimitConfig;
   logLevel: z.infer<typeof EnvSchema>['TICKETING_LOG_LEVEL'];
   /** Cloudflare's siteverify; tests point it at a local stand-in. */
@@ -72,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (e.TICKETING_PUBLIC_URL ?? `http://${shownHost}:${e.TICKETING_PORT}`).replace(/\/+$/, ''),
     envKeys,
     trustProxy: e.TICKETING_TRUST_PROXY,
+    trustProxyHops: e.TICKETING_TRUST_PROXY_HOPS,
     rateLimit: {
       enabled: e.TICKETING_RATE_LIMIT,
       pkPerMinute: e.TICKETING_RATE_LIMIT_PK_PER_MINUTE,

@@ -17,8 +17,11 @@ export class RateLimiter {
 
   constructor(private readonly now: () => number) {}
 
-  /** Counts one hit; returns the seconds to wait when over `limit`, else 0. */
-  hit(bucket: string, limit: number, windowMs: number): number {
+  /**
+   * Counts `cost` (one request, or a number of bytes) against `limit`; returns the seconds to wait
+   * when it does not fit in the window, else 0. A refused hit counts nothing.
+   */
+  hit(bucket: string, limit: number, windowMs: number, cost = 1): number {
     const now = this.now();
     this.sweep(now);
     let w = this.windows.get(bucket);
@@ -26,9 +29,14 @@ export class RateLimiter {
       w = { count: 0, resetAt: now + windowMs };
       this.windows.set(bucket, w);
     }
-    if (w.count >= limit) return Math.max(1, Math.ceil((w.resetAt - now) / 1000));
-    w.count++;
+    if (w.count + cost > limit) return Math.max(1, Math.ceil((w.resetAt - now) / 1000));
+    w.count += cost;
     return 0;
+  }
+
+  /** How many windows are kept: one per bucket seen in the last window, so per client, not per request. */
+  get size() {
+    return this.windows.size;
   }
 
   private sweep(now: number) {

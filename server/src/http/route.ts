@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import type { Deps } from '../deps.js';
 import { authenticate } from './auth.js';
 import { API_PREFIX, ENDPOINTS } from './endpoints.js';
-import { RateLimiter, rateLimit } from './rate-limit.js';
+import { rateLimit } from './rate-limit.js';
 
 export type Method = 'get' | 'post' | 'delete';
 export type Route = (method: Method, name: string, handler: Middleware) => void;
@@ -14,14 +14,13 @@ export type Route = (method: Method, name: string, handler: Middleware) => void;
  * body itself, after all of these.
  */
 export function routeFactory(router: Router, deps: Deps): Route {
-  const limiter = new RateLimiter(() => deps.clock().getTime());
   return (method, name, handler) => {
     const access = ENDPOINTS[name];
     if (!access) throw new Error(`endpoint ${name} is missing from ENDPOINTS`);
     router[method](
       `${API_PREFIX}/${name}`,
       authenticate(access, deps.keyRing),
-      rateLimit(limiter, deps.config.rateLimit, name),
+      rateLimit(deps.rateLimiter, deps.config.rateLimit, name),
       handler,
     );
   };
