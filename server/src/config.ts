@@ -6,6 +6,8 @@ const onOff = z
   .enum(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'on' || v === 'true' || v === '1' || v === 'yes');
 const count = z.coerce.number().int().min(1).max(1_000_000);
+const megabytes = z.coerce.number().int().min(1).max(100_000_000);
+const MB = 1024 * 1024;
 
 const EnvSchema = z.object({
   TICKETING_DATA_DIR: z.string().min(1).default('./data'),
@@ -19,6 +21,10 @@ const EnvSchema = z.object({
   TICKETING_RATE_LIMIT_PK_PER_MINUTE: count.default(60),
   TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES: count.default(10),
   TICKETING_RATE_LIMIT_SK_PER_MINUTE: count.default(600),
+  TICKETING_QUOTA_TICKET_FILES: count.default(50),
+  TICKETING_QUOTA_TICKET_MB: megabytes.default(50),
+  TICKETING_QUOTA_UPLOAD_MB_PER_HOUR: megabytes.default(100),
+  TICKETING_MIN_FREE_DISK_MB: z.coerce.number().int().min(0).max(1_000_000_000).default(500),
   TICKETING_TURNSTILE_VERIFY_URL: z
     .url({ protocol: /^https?$/ })
     .default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
@@ -31,6 +37,15 @@ export interface RateLimitConfig {
   pkPerMinute: number;
   pkCreatesPer10Minutes: number;
   skPerMinute: number;
+}
+
+export interface QuotaConfig {
+  /** Files one ticket may hold, its replies' files included. */
+  ticketFiles: number;
+  /** Bytes of files one ticket may hold. */
+  ticketBytes: number;
+  /** Bytes of files one client address may upload with public keys in an hour. */
+  uploadBytesPerHour: number;
 }
 
 export interface Config {
@@ -48,6 +63,9 @@ export interface Config {
    */
   trustProxyHops: number;
   rateLimit: RateLimitConfig;
+  quotas: QuotaConfig;
+  /** Below this many free bytes under the data directory, new tickets, replies and files are refused; 0: never. */
+  minFreeDiskBytes: number;
   logLevel: z.infer<typeof EnvSchema>['TICKETING_LOG_LEVEL'];
   /** Cloudflare's siteverify; tests point it at a local stand-in. */
   turnstileVerifyUrl: string;
@@ -85,6 +103,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pkCreatesPer10Minutes: e.TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES,
       skPerMinute: e.TICKETING_RATE_LIMIT_SK_PER_MINUTE,
     },
+    quotas: {
+      ticketFiles: e.TICKETING_QUOTA_TICKET_FILES,
+      ticketBytes: e.TICKETING_QUOTA_TICKET_MB * MB,
+      uploadBytesPerHour: e.TICKETING_QUOTA_UPLOAD_MB_PER_HOUR * MB,
+    },
+    minFreeDiskBytes: e.TICKETING_MIN_FREE_DISK_MB * MB,
     logLevel: e.TICKETING_LOG_LEVEL,
     turnstileVerifyUrl: e.TICKETING_TURNSTILE_VERIFY_URL,
     schedulerMs: e.TICKETING_SCHEDULER_SECONDS * 1000,

@@ -34,6 +34,14 @@ export class RateLimiter {
     return 0;
   }
 
+  /** Like `hit` when the window is already full (nothing more fits), else 0; counts nothing. */
+  full(bucket: string, limit: number): number {
+    const now = this.now();
+    const w = this.windows.get(bucket);
+    if (!w || w.resetAt <= now || w.count < limit) return 0;
+    return Math.max(1, Math.ceil((w.resetAt - now) / 1000));
+  }
+
   /** How many windows are kept: one per bucket seen in the last window, so per client, not per request. */
   get size() {
     return this.windows.size;

@@ -224,9 +224,9 @@ const ERRORS: Record<string, string> = {
   '403': 'secret_key_required, live_secret_key_required, origin_not_allowed, blocked, module_disabled, captcha_failed',
   '404': 'not_found, ticket_not_found, file_not_found, article_not_found, agent_not_found, resource_not_found',
   '409': 'no_close_request, ticket_closed, status_in_use, idempotency_key_reused',
-  '413': 'file_too_large, payload_too_large',
+  '413': 'file_too_large, payload_too_large, ticket_quota_exceeded',
   '415': 'unsupported_file_type, unsupported_media_type',
-  '429': 'rate_limited (Retry-After)',
+  '429': 'rate_limited, upload_quota_exceeded (Retry-After)',
   '503': 'unavailable (Retry-After)',
 };
 
