@@ -103,7 +103,10 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       version: VERSION,
     };
     outbox.handle('mail', (job) => sendMail(configStore.get().mail, job.payload as MailMessage));
-    outbox.handle('webhook', webhookSender(configStore.get, webhookLog, clock));
+    outbox.handle(
+      'webhook',
+      webhookSender(configStore.get, webhookLog, clock, { allowLocal: config.webhooksAllowLocal }),
+    );
     // Order matters: rules may change the ticket; mail, webhooks and the audit log see the result.
     deps.events.on(rulesListener(deps));
     deps.events.on(mailListener(deps));

@@ -25,6 +25,7 @@ const EnvSchema = z.object({
   TICKETING_QUOTA_TICKET_MB: megabytes.default(50),
   TICKETING_QUOTA_UPLOAD_MB_PER_HOUR: megabytes.default(100),
   TICKETING_MIN_FREE_DISK_MB: z.coerce.number().int().min(0).max(1_000_000_000).default(500),
+  TICKETING_WEBHOOKS_ALLOW_LOCAL: onOff.default(false),
   TICKETING_TURNSTILE_VERIFY_URL: z
     .url({ protocol: /^https?$/ })
     .default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
@@ -66,6 +67,12 @@ export interface Config {
   quotas: QuotaConfig;
   /** Below this many free bytes under the data directory, new tickets, replies and files are refused; 0: never. */
   minFreeDiskBytes: number;
+  /**
+   * Webhooks may call loopback, private and link-local addresses (an operator's choice, as GitLab's
+   * "allow requests to the local network"); off by default, so webhook URLs cannot probe the network
+   * the server sits in.
+   */
+  webhooksAllowLocal: boolean;
   logLevel: z.infer<typeof EnvSchema>['TICKETING_LOG_LEVEL'];
   /** Cloudflare's siteverify; tests point it at a local stand-in. */
   turnstileVerifyUrl: string;
@@ -109,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       uploadBytesPerHour: e.TICKETING_QUOTA_UPLOAD_MB_PER_HOUR * MB,
     },
     minFreeDiskBytes: e.TICKETING_MIN_FREE_DISK_MB * MB,
+    webhooksAllowLocal: e.TICKETING_WEBHOOKS_ALLOW_LOCAL,
     logLevel: e.TICKETING_LOG_LEVEL,
     turnstileVerifyUrl: e.TICKETING_TURNSTILE_VERIFY_URL,
     schedulerMs: e.TICKETING_SCHEDULER_SECONDS * 1000,

@@ -389,7 +389,9 @@ describe('/admin resources', () => {
 
   it('r=all holds every resource but the logs', async () => {
     const all = await get('all');
-    expect(Object.keys(all.body).sort()).toEqual([...CASES.map((c) => c.r), 'agents', 'kb', 'priorities'].sort());
+    expect(Object.keys(all.body).sort()).toEqual(
+      [...CASES.map((c) => c.r), 'agents', 'kb', 'webhook_secrets', 'priorities'].sort(),
+    );
     expect(all.body.priorities).toEqual(['low', 'normal', 'high', 'urgent']);
     expect(all.body).not.toHaveProperty('audit');
     expect(all.body).not.toHaveProperty('webhook_log');
@@ -579,17 +581,17 @@ describe('secrets stay in', () => {
       {
         name: 'webhooks',
         enabled: true,
-        settings: { url: 'http://127.0.0.1:9/hook', secret: 'whsec-canary-0123456789' },
+        settings: { url: 'https://hooks.example/hook', secret: 'whsec-canary-0123456789' },
       },
     ];
     const w = await post('modules', { modules });
     expect(w.body.modules[0].settings).toEqual({
-      url: 'http://127.0.0.1:9/hook',
+      url: 'https://hooks.example/hook',
       events: expect.any(Array),
       secret_set: true,
     });
     await post('modules', {
-      modules: [{ name: 'webhooks', enabled: true, settings: { url: 'http://127.0.0.1:9/other' } }],
+      modules: [{ name: 'webhooks', enabled: true, settings: { url: 'https://hooks.example/other' } }],
     });
     expect((await get('modules')).body.modules[0].settings.secret_set).toBe(true);
   });

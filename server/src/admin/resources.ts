@@ -44,11 +44,18 @@ export const OBJECT_RESOURCES = {
 export const ENTRY_RESOURCES = ['agents', 'kb'] as const;
 export const LOG_RESOURCES = ['audit', 'webhook_log'] as const;
 
+/**
+ * One signing secret per webhook URL, kept in step with the URLs by every write: reads list the URLs,
+ * a POST sets or rotates one URL's secret.
+ */
+export const WEBHOOK_SECRETS = 'webhook_secrets';
+
 /** Everything `r=all` answers: every resource but the two logs. */
 export const ALL_RESOURCES = [
   ...Object.keys(LIST_RESOURCES),
   ...Object.keys(OBJECT_RESOURCES),
   ...ENTRY_RESOURCES,
+  WEBHOOK_SECRETS,
   'priorities',
 ] as const;
 

@@ -3,6 +3,7 @@ import { LIST_RESOURCES, OBJECT_RESOURCES } from '../admin/resources.js';
 import {
   AgentInputSchema,
   ArticleInputSchema,
+  WebhookSecretInputSchema,
   EmailNotifySchema,
   SmtpSchema,
   AutoreplySchema,
@@ -63,7 +64,11 @@ const upload = z.object({
   email: z.string().optional(),
 });
 const adminQuery = z.object({
-  r: z.string().describe('the resource: all, a list or object resource, agents, kb, priorities, audit or webhook_log'),
+  r: z
+    .string()
+    .describe(
+      'the resource: all, a list or object resource, agents, kb, webhook_secrets, priorities, audit or webhook_log',
+    ),
   id: z.string().optional().describe('DELETE r=agents|kb: the entry to remove'),
   limit: z
     .number()
@@ -205,6 +210,7 @@ const DOCS: Doc[] = [
       ...Object.entries(OBJECT_RESOURCES).map(([r, schema]) => schema.describe(`r=${r}`)),
       AgentInputSchema.describe('r=agents'),
       ArticleInputSchema.describe('r=kb'),
+      WebhookSecretInputSchema.describe('r=webhook_secrets'),
     ] as unknown as [z.ZodType, z.ZodType]),
     encodings: ['application/json'],
     response: { type: 'object' },

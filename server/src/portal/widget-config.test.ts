@@ -99,7 +99,7 @@ describe('secrets never leave', () => {
               {
                 name: 'webhooks',
                 enabled: true,
-                settings: { url: 'http://127.0.0.1:9/h', secret: `${CANARY}-webhook-0123` },
+                settings: { url: 'https://hooks.example/h', secret: `${CANARY}-webhook-0123` },
               },
             ],
           },
@@ -147,6 +147,7 @@ describe('secrets never leave', () => {
         'priorities',
         'audit',
         'webhook_log',
+        'webhook_secrets',
         'nope',
       ];
       for (const key of keys) {
