@@ -1,4 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, startReceiver, type ReceivedRequest } from '../test-support/receiver.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
@@ -256,5 +258,54 @@ describe('signing secrets per URL', () => {
     expect((await s.call('GET', '/admin?r=webhook_secrets')).body.webhook_secrets).toEqual([]);
     const audit = (await s.call('GET', '/admin?r=audit')).body.audit.map((e: { action: string }) => e.action);
     expect(audit).toEqual(expect.arrayContaining(['webhook_secret.rotate', 'webhook_secret.set']));
+  });
+});
+
+describe('a configuration from before per-URL secrets', () => {
+  it('keeps the module secret for the module URL, and the secrets it generates survive a restart', async () => {
+    const [a, b] = [await startReceiver(), await startReceiver()];
+    cleanup.push(
+      () => a.close(),
+      () => b.close(),
+    );
+    const first = await startServer({ clock, env });
+    await first.close({ keepData: true });
+    const path = join(first.dataDir, 'config.json');
+    const old = JSON.parse(await readFile(path, 'utf8'));
+    delete old.webhook_secrets;
+    old.modules = [
+      { name: 'webhooks', enabled: true, settings: { url: `${a.url}/m`, secret: SECRET, events: ['ticket.created'] } },
+    ];
+    old.rules = [
+      {
+        id: 'r',
+        name: 'r',
+        enabled: true,
+        event: 'ticket.created',
+        conditions: [],
+        actions: [{ type: 'webhook', value: `${b.url}/r` }],
+      },
+    ];
+    await writeFile(path, JSON.stringify(old));
+    const stored = async () => JSON.parse(await readFile(path, 'utf8'));
+
+    const second = await startServer({ clock, env, dataDir: first.dataDir, keys: first.keys });
+    await createTicket(second);
+    await eventually(() => a.received.length === 1 && b.received.length === 1, 5000, 'both deliveries');
+    expect(verify(a.received[0]!, SECRET)).toBe(true);
+    const written = await stored();
+    expect(written.modules[0].settings).not.toHaveProperty('secret'); // moved, not copied
+    const ruleSecret = written.webhook_secrets.find((s: { url: string }) => s.url === `${b.url}/r`).secret;
+    expect(verify(b.received[0]!, ruleSecret)).toBe(true);
+    await second.close({ keepData: true });
+
+    const third = await startServer({ clock, env, dataDir: first.dataDir, keys: first.keys });
+    cleanup.push(async () => {
+      await third.close();
+      await rm(first.dataDir, { recursive: true, force: true });
+    });
+    await createTicket(third);
+    await eventually(() => b.received.length === 2, 5000, 'the delivery after the restart');
+    expect(verify(b.received[1]!, ruleSecret)).toBe(true);
   });
 });
