@@ -20,7 +20,9 @@ import { ticketRoutes } from './tickets/routes.js';
  * permission check and the rate limit (http/route.ts); handlers read the body after those.
  */
 export function createApp(deps: Deps, extra: { site?: Middleware } = {}): Koa {
-  const app = new Koa({ proxy: deps.config.trustProxy });
+  // X-Forwarded-For is read from the right: each proxy appends the address it saw, so only the last
+  // `hops` entries come from proxies we run; anything left of them is whatever the client wrote.
+  const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustProxyHops });
   // Errors are rendered and logged by errorRenderer; this catches the rare one outside any request.
   app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.js';
+import { RateLimiter } from './http/rate-limit.js';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { TicketEvents } from './events.js';
@@ -112,11 +113,15 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       audit,
       outbox,
       webhookLog,
+      rateLimiter: new RateLimiter(() => clock().getTime()),
       version: VERSION,
     };
     const mailer = new Mailer();
     outbox.handle('mail', (job) => mailer.send(configStore.get().mail, job.payload as MailMessage));
-    outbox.handle('webhook', webhookSender(configStore.get, webhookLog, clock));
+    outbox.handle(
+      'webhook',
+      webhookSender(configStore.get, webhookLog, clock, { allowLocal: config.webhooksAllowLocal }),
+    );
     // Order matters: rules may change the ticket; mail, webhooks and the audit log see the result.
     deps.events.on(rulesListener(deps));
     deps.events.on(mailListener(deps));

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from './audit/audit.js';
 import type { Config } from './config.js';
 import type { TicketEvents } from './events.js';
+import type { RateLimiter } from './http/rate-limit.js';
 import type { KeyRing } from './keys/keys.js';
 import type { ConfigStore } from './store/config-store.js';
 import type { KeyMode, TicketStore } from './store/ticket-store.js';
@@ -25,5 +26,7 @@ export interface Deps {
   /** Durable queue for mail and webhook deliveries. */
   outbox: Outbox;
   webhookLog: WebhookLog;
+  /** Request and upload windows per client address (http/rate-limit.ts). */
+  rateLimiter: RateLimiter;
   version: string;
 }

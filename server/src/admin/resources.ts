@@ -45,11 +45,18 @@ export const ENTRY_RESOURCES = ['agents', 'kb'] as const;
 /** Read-only records, newest first, with `limit`: the audit log, webhook attempts, the mail and webhook outbox. */
 export const LOG_RESOURCES = ['audit', 'webhook_log', 'outbox'] as const;
 
-/** Everything `r=all` answers: every resource but the logs. */
+/**
+ * One signing secret per webhook URL, kept in step with the URLs by every write: reads list the URLs,
+ * a POST sets or rotates one URL's secret.
+ */
+export const WEBHOOK_SECRETS = 'webhook_secrets';
+
+/** Everything `r=all` answers: every resource but the two logs. */
 export const ALL_RESOURCES = [
   ...Object.keys(LIST_RESOURCES),
   ...Object.keys(OBJECT_RESOURCES),
   ...ENTRY_RESOURCES,
+  WEBHOOK_SECRETS,
   'priorities',
 ] as const;
 

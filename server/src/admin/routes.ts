@@ -9,7 +9,7 @@ import type { Route } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { newId } from '../store/ids.js';
 import { hashPassword } from './passwords.js';
-import { withSmtpPass, withTurnstileSecret, withWebhookSecret } from './secrets.js';
+import { withSmtpPass, withTurnstileSecret } from './secrets.js';
 import { checkReferences, statusUsesInConfig } from './references.js';
 import {
   ALL_RESOURCES,
@@ -20,11 +20,13 @@ import {
   LIST_RESOURCES,
   LOG_RESOURCES,
   OBJECT_RESOURCES,
+  WEBHOOK_SECRETS,
   type ListResource,
   type ObjectResource,
 } from './resources.js';
-import { AgentInputSchema, ArticleInputSchema, type ConfigData } from './schema.js';
+import { AgentInputSchema, ArticleInputSchema, WebhookSecretInputSchema, type ConfigData } from './schema.js';
 import { agentView, resourceView } from './views.js';
+import { createdSecrets, newWebhookSecret, webhookUses } from './webhook-secrets.js';
 
 const LogQuery = z.object({
   limit: optional(formInt.pipe(z.number().min(1, 'must be at least 1'))).transform((n) => Math.min(n ?? 100, 500)),
@@ -49,6 +51,7 @@ const invalid = (details: ErrorDetail[]) =>
 
 export function adminRoutes(route: Route, deps: Deps) {
   const { configStore } = deps;
+  const refOptions = { allowLocalWebhooks: deps.config.webhooksAllowLocal };
   const audit = (ctx: Context, action: string, target: string | null, details: Record<string, unknown> = {}) =>
     deps.audit.append(
       auditEntry(deps.clock(), { kind: 'secret', prefix: ctx.state.auth.prefix }, action, target, details),
@@ -80,9 +83,12 @@ export function adminRoutes(route: Route, deps: Deps) {
 
     if (isList(r)) {
       const value = validate(z.object({ [r]: LIST_RESOURCES[r] }), body)[r];
+      const current = configStore.get();
       const next = await writeList(r, value as never);
       await audit(ctx, 'config.update', r, { count: (next[r] as unknown[]).length });
-      ctx.body = { [r]: resourceView(r, next) };
+      // A webhook URL new to the configuration got a secret: this answer is the one place it is shown.
+      const created = createdSecrets(current, next, givenSecretUrls(r, value));
+      ctx.body = { [r]: resourceView(r, next), ...(created.length ? { webhook_secrets_created: created } : {}) };
     } else if (isObject(r)) {
       const value = validate(OBJECT_RESOURCES[r], body);
       const next = await writeObject(r, value);
@@ -92,6 +98,8 @@ export function adminRoutes(route: Route, deps: Deps) {
       await upsertAgent(ctx, validate(AgentInputSchema, body));
     } else if (r === 'kb') {
       await upsertArticle(ctx, validate(ArticleInputSchema, body));
+    } else if (r === WEBHOOK_SECRETS) {
+      await setWebhookSecret(ctx, validate(WebhookSecretInputSchema, body));
     }
   });
 
@@ -134,8 +142,7 @@ export function adminRoutes(route: Route, deps: Deps) {
         throw new ApiError(409, 'status_in_use', details[0]!.message, { param: 'statuses', details });
       }
     }
-    if (r === 'modules') value = withWebhookSecret(value as ConfigData['modules'], current.modules) as ConfigData[R];
-    const refs = checkReferences(r, { ...current, [r]: value });
+    const refs = checkReferences(r, { ...current, [r]: value }, refOptions);
     if (refs.length) throw invalid(refs);
     return configStore.update((d) => void (d[r] = value));
   }
@@ -151,7 +158,7 @@ export function adminRoutes(route: Route, deps: Deps) {
     if (r === 'turnstile') {
       next = withTurnstileSecret(value as ConfigData['turnstile'], current.turnstile) as ConfigData[R];
     }
-    const refs = checkReferences(r, { ...current, [r]: next });
+    const refs = checkReferences(r, { ...current, [r]: next }, refOptions);
     if (refs.length) throw invalid(refs);
     return configStore.update((d) => void (d[r] = next));
   }
@@ -206,6 +213,24 @@ export function adminRoutes(route: Route, deps: Deps) {
     ctx.body = { article };
   }
 
+  /**
+   * Sets one webhook URL's secret, or, without `secret`, rotates it to a generated one, which this
+   * answer shows once. Deliveries from then on are signed with it.
+   */
+  async function setWebhookSecret(ctx: Context, input: z.infer<typeof WebhookSecretInputSchema>) {
+    if (!webhookUses(configStore.get()).has(input.url))
+      throw validationError('url', 'is not a webhook URL of the configuration (modules, rules or escalation)');
+    const secret = input.secret ?? newWebhookSecret();
+    const next = await configStore.update((d) => {
+      d.webhook_secrets = d.webhook_secrets.map((s) => (s.url === input.url ? { url: s.url, secret } : s));
+    });
+    await audit(ctx, input.secret ? 'webhook_secret.set' : 'webhook_secret.rotate', input.url);
+    ctx.body = {
+      [WEBHOOK_SECRETS]: resourceView(WEBHOOK_SECRETS, next),
+      ...(input.secret ? {} : { webhook_secrets_created: [{ url: input.url, secret }] }),
+    };
+  }
+
   function ticketsWithStatus(status: string) {
     return deps.tickets.live.list({ status }, 1, 0).total + deps.tickets.test.list({ status }, 1, 0).total;
   }
@@ -224,4 +249,11 @@ export function adminRoutes(route: Route, deps: Deps) {
     }
     return count;
   }
+}
+
+/** The URL whose secret a modules write gives itself (so it is not reported as generated). */
+function givenSecretUrls(r: ListResource, value: unknown): Set<string> {
+  if (r !== 'modules') return new Set();
+  const settings = (value as ConfigData['modules']).find((m) => m.name === 'webhooks')?.settings;
+  return new Set(settings?.secret !== undefined ? [settings.url] : []);
 }

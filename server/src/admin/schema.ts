@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isIpOrCidr } from './ip.js';
+import { withWebhookSecrets } from './webhook-secrets.js';
 
 // Every configuration resource is a zod schema with its defaults (API.md, "/admin"). The management
 // issue adds the rest; the ticket API reads categories, statuses and agents from here.
@@ -191,7 +192,7 @@ export const WEBHOOK_EVENTS = [
 
 export const WebhookSettingsSchema = z.object({
   url: z.url({ protocol: /^https?$/ }).max(2000),
-  /** Write-only; reads show secret_set. Omitted keeps the stored one while the URL stays the same. */
+  /** Write-only: becomes this URL's entry in webhook_secrets; reads show secret_set. */
   secret: z.string().min(16, 'must be at least 16 characters').max(200).optional(),
   events: z.array(z.enum(WEBHOOK_EVENTS)).default([...WEBHOOK_EVENTS]),
 });
@@ -391,30 +392,44 @@ export const ArticleSchema = z.object({
   updated_at: z.string(),
 });
 
-/** config.json: parsed through this on every start, so a missing resource takes its default. */
-export const ConfigDataSchema = z.object({
-  version: z.literal(1).default(1),
-  portal: PortalSchema.prefault({}),
-  keys: z.array(StoredKeySchema).default([]),
-  categories: CategoriesSchema.default([]),
-  statuses: StatusesSchema.default(DEFAULT_STATUSES),
-  macros: MacrosSchema.default([]),
-  rules: RulesSchema.default([]),
-  tags: TagsSchema.default([]),
-  escalation: EscalationsSchema.default([]),
-  modules: ModulesSchema.default(DEFAULT_MODULES),
-  design: DesignSchema.prefault({}),
-  sla: SlaSchema.prefault({}),
-  autoreply: AutoreplySchema.prefault({}),
-  autoclose: AutocloseSchema.prefault({}),
-  blocklists: BlocklistsSchema.prefault({}),
-  business_hours: BusinessHoursSchema.prefault({}),
-  form: FormSchema.prefault({}),
-  mail: MailSchema.prefault({}),
-  turnstile: TurnstileSchema.prefault({}),
-  agents: z.array(StoredAgentSchema).default([]),
-  kb: z.array(ArticleSchema).default([]),
+/** A webhook URL's signing secret (see webhook-secrets.ts); never in an answer but once, when generated. */
+export const WebhookSecretSchema = z.object({ url: z.string(), secret: z.string() });
+/** What /admin r=webhook_secrets accepts: a secret for a URL in use, or none to have a new one generated. */
+export const WebhookSecretInputSchema = z.object({
+  url: z.string().min(1).max(2000),
+  secret: z.string().min(16, 'must be at least 16 characters').max(200).optional(),
 });
+
+/**
+ * config.json: parsed through this on every start and every write, so a missing resource takes its
+ * default and every webhook URL has its secret.
+ */
+export const ConfigDataSchema = z
+  .object({
+    version: z.literal(1).default(1),
+    portal: PortalSchema.prefault({}),
+    keys: z.array(StoredKeySchema).default([]),
+    categories: CategoriesSchema.default([]),
+    statuses: StatusesSchema.default(DEFAULT_STATUSES),
+    macros: MacrosSchema.default([]),
+    rules: RulesSchema.default([]),
+    tags: TagsSchema.default([]),
+    escalation: EscalationsSchema.default([]),
+    modules: ModulesSchema.default(DEFAULT_MODULES),
+    design: DesignSchema.prefault({}),
+    sla: SlaSchema.prefault({}),
+    autoreply: AutoreplySchema.prefault({}),
+    autoclose: AutocloseSchema.prefault({}),
+    blocklists: BlocklistsSchema.prefault({}),
+    business_hours: BusinessHoursSchema.prefault({}),
+    form: FormSchema.prefault({}),
+    mail: MailSchema.prefault({}),
+    turnstile: TurnstileSchema.prefault({}),
+    agents: z.array(StoredAgentSchema).default([]),
+    kb: z.array(ArticleSchema).default([]),
+    webhook_secrets: z.array(WebhookSecretSchema).default([]),
+  })
+  .transform(withWebhookSecrets);
 
 export type ConfigData = z.infer<typeof ConfigDataSchema>;
 export type StoredKey = z.infer<typeof StoredKeySchema>;

@@ -1,4 +1,5 @@
 import type { ConfigData, StoredAgent } from './schema.js';
+import { secretFor, webhookUses } from './webhook-secrets.js';
 
 // Secrets go in and never come out: every read of the configuration passes through these.
 
@@ -29,12 +30,18 @@ export function turnstileView(t: ConfigData['turnstile']) {
   return { ...rest, secret_set: Boolean(secret) };
 }
 
-export function modulesView(modules: ConfigData['modules']) {
-  return modules.map((m) => {
+export function modulesView(data: ConfigData) {
+  return data.modules.map((m) => {
     if (m.name !== 'webhooks' || !m.settings) return m;
-    const { secret, ...settings } = m.settings;
-    return { ...m, settings: { ...settings, secret_set: Boolean(secret) } };
+    const { secret: _secret, ...settings } = m.settings;
+    return { ...m, settings: { ...settings, secret_set: Boolean(secretFor(data, settings.url)) } };
   });
+}
+
+/** Which URLs have a secret, and what uses them; never the secret itself. */
+export function webhookSecretsView(data: ConfigData) {
+  const uses = webhookUses(data);
+  return data.webhook_secrets.map((s) => ({ url: s.url, secret_set: true, used_by: uses.get(s.url) ?? [] }));
 }
 
 /** The public form of one resource, as /admin answers it. */
@@ -47,7 +54,9 @@ export function resourceView(name: string, data: ConfigData): unknown {
     case 'turnstile':
       return turnstileView(data.turnstile);
     case 'modules':
-      return modulesView(data.modules);
+      return modulesView(data);
+    case 'webhook_secrets':
+      return webhookSecretsView(data);
     case 'priorities':
       return ['low', 'normal', 'high', 'urgent'];
     default:

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { readBody } from '../http/body.js';
 import { id, optional } from '../http/coerce.js';
 import { notFound, validationError } from '../http/errors.js';
+import { chargeUpload, checkTicketQuota } from '../http/quota.js';
 import { requireModule } from '../portal/modules.js';
 import type { Route } from '../http/route.js';
 import { validate } from '../http/validate.js';
@@ -44,6 +45,7 @@ export function fileRoutes(route: Route, deps: Deps) {
     if (!upload) throw validationError('file', 'is required');
     const owns = ownerCheck(ctx, input.email);
     const checked = await checkFile(upload, 'file');
+    chargeUpload(ctx, deps, [checked.data.length]);
     let attachment: Attachment | undefined;
     const updated = await storeFor(ctx, deps).update(input.ticket_id, (current) => {
       const ticket = structuredClone(owns(current));
@@ -64,6 +66,7 @@ export function fileRoutes(route: Route, deps: Deps) {
       } else {
         ticket.attachments.push(attachment);
       }
+      checkTicketQuota(deps.config.quotas, current, [checked.data.length], 'file');
       ticket.updated_at = at;
       return { ticket, files: [{ id: attachment.id, data: checked.data }] };
     });

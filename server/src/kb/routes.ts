@@ -5,7 +5,7 @@ import { notFound } from '../http/errors.js';
 import type { Route } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { requireModule } from '../portal/modules.js';
-import { excerpt, rankArticles } from './search.js';
+import { articleExcerpt, rankArticles } from './search.js';
 
 const KbQuery = z.object({ id: optional(z.string().max(100)), q: optional(z.string().max(200)) });
 
@@ -29,7 +29,7 @@ export function kbRoutes(route: Route, deps: Deps) {
       data: list.map((a) => ({
         id: a.id,
         title: a.title,
-        excerpt: excerpt(a.body),
+        excerpt: articleExcerpt(a),
         published: a.published,
         updated_at: a.updated_at,
       })),

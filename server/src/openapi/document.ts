@@ -3,6 +3,7 @@ import { LIST_RESOURCES, OBJECT_RESOURCES } from '../admin/resources.js';
 import {
   AgentInputSchema,
   ArticleInputSchema,
+  WebhookSecretInputSchema,
   EmailNotifySchema,
   SmtpSchema,
   AutoreplySchema,
@@ -68,7 +69,9 @@ const upload = z.object({
 const adminQuery = z.object({
   r: z
     .string()
-    .describe('the resource: all, a list or object resource, agents, kb, priorities, audit, webhook_log or outbox'),
+    .describe(
+      'the resource: all, a list or object resource, agents, kb, webhook_secrets, priorities, audit, webhook_log or outbox',
+    ),
   id: z.string().optional().describe('DELETE r=agents|kb: the entry to remove'),
   limit: z
     .number()
@@ -211,6 +214,7 @@ const DOCS: Doc[] = [
       ...Object.entries(OBJECT_RESOURCES).map(([r, schema]) => schema.describe(`r=${r}`)),
       AgentInputSchema.describe('r=agents'),
       ArticleInputSchema.describe('r=kb'),
+      WebhookSecretInputSchema.describe('r=webhook_secrets'),
     ] as unknown as [z.ZodType, z.ZodType]),
     encodings: ['application/json'],
     response: { type: 'object' },
@@ -230,9 +234,9 @@ const ERRORS: Record<string, string> = {
   '403': 'secret_key_required, live_secret_key_required, origin_not_allowed, blocked, module_disabled, captcha_failed',
   '404': 'not_found, ticket_not_found, file_not_found, article_not_found, agent_not_found, resource_not_found',
   '409': 'no_close_request, ticket_closed, status_in_use, idempotency_key_reused',
-  '413': 'file_too_large, payload_too_large',
+  '413': 'file_too_large, payload_too_large, ticket_quota_exceeded',
   '415': 'unsupported_file_type, unsupported_media_type',
-  '429': 'rate_limited (Retry-After)',
+  '429': 'rate_limited, upload_quota_exceeded (Retry-After)',
   '503': 'unavailable (Retry-After)',
 };
 

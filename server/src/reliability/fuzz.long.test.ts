@@ -24,9 +24,9 @@ const DOCUMENTED: Record<number, string[]> = {
   ],
   405: ['method_not_allowed'],
   409: ['no_close_request', 'ticket_closed', 'status_in_use', 'idempotency_key_reused'],
-  413: ['file_too_large', 'payload_too_large'],
+  413: ['file_too_large', 'payload_too_large', 'ticket_quota_exceeded'],
   415: ['unsupported_file_type', 'unsupported_media_type'],
-  429: ['rate_limited'],
+  429: ['rate_limited', 'upload_quota_exceeded'],
 };
 const PATHS = [
   'create',

@@ -9,7 +9,12 @@ import { StartupError } from './startup-error.js';
  * lowdb's own JSONFile adapter renames without fsync; this one writes durably, and refuses to start
  * on a file that does not parse instead of treating it as empty (which would lose the configuration).
  */
+const serialize = (data: ConfigData) => JSON.stringify(data, null, 2) + '\n';
+
 class DurableJsonFile implements Adapter<ConfigData> {
+  /** The file holds an older shape than the one read from it (a resource missing, a secret to move). */
+  outdated = false;
+
   constructor(private readonly path: string) {}
 
   async read(): Promise<ConfigData | null> {
@@ -37,11 +42,12 @@ class DurableJsonFile implements Adapter<ConfigData> {
         'Restore it from a backup or fix it by hand; the server has not changed it.',
       );
     }
+    this.outdated = serialize(parsed.data) !== text;
     return parsed.data;
   }
 
   write(data: ConfigData): Promise<void> {
-    return writeFileDurable(this.path, JSON.stringify(data, null, 2) + '\n');
+    return writeFileDurable(this.path, serialize(data));
   }
 }
 
@@ -57,8 +63,12 @@ export interface ConfigStore {
 }
 
 export async function openConfigStore(dataDir: string): Promise<ConfigStore> {
-  const db = new Low<ConfigData>(new DurableJsonFile(join(dataDir, 'config.json')), ConfigDataSchema.parse({}));
+  const file = new DurableJsonFile(join(dataDir, 'config.json'));
+  const db = new Low<ConfigData>(file, ConfigDataSchema.parse({}));
   await db.read();
+  // Written back in the current shape at once: what reading generated (a webhook URL's new signing
+  // secret) must be the same after the next restart.
+  if (file.outdated) await db.write();
   let created = false;
   const exists = await readFile(join(dataDir, 'config.json')).then(
     () => true,

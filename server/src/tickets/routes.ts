@@ -9,6 +9,7 @@ import type { TicketEventType } from '../events.js';
 import { checkFile, type CheckedFile } from '../files/check-file.js';
 import { readBody } from '../http/body.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
+import { chargeUpload, checkTicketQuota } from '../http/quota.js';
 import type { Route } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { requireModule } from '../portal/modules.js';
@@ -110,6 +111,8 @@ export function ticketRoutes(route: Route, deps: Deps) {
     }
     const files: CheckedFile[] = [];
     for (const [i, f] of body.files.entries()) files.push(await checkFile(f, `attachments[${i}]`));
+    const sizes = files.map((f) => f.data.length);
+    checkTicketQuota(deps.config.quotas, undefined, sizes, 'attachments[]');
     if (isPublic) {
       checkBlocklists(config.blocklists, {
         ip: ctx.ip,
@@ -120,7 +123,9 @@ export function ticketRoutes(route: Route, deps: Deps) {
 
     const fingerprint = { ...body.fields, files: body.files.map((f) => [f.filename, f.data]) };
     await idempotent(ctx, 'create', fingerprint, async (idempotency) => {
-      // Inside the idempotent block: a retry gets the first answer without spending a second token.
+      // Inside the idempotent block: a retry gets the first answer without being charged for its files
+      // again or spending a second token.
+      chargeUpload(ctx, deps, sizes);
       if (isPublic && config.turnstile.enabled) {
         const token = body.fields['cf-turnstile-response'];
         await verifyTurnstile(deps.config.turnstileVerifyUrl, config.turnstile.secret, token, ctx.ip);
