@@ -108,7 +108,9 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     deps.events.on(webhookListener(deps));
     deps.events.on(auditTicketEvents(audit, clock));
     const scheduler = new Scheduler(deps);
-    const app = createApp(deps, demoKeys ? { site: demoSite({ publicKey: demoKeys.pk, apiOrigin: '' }) } : {});
+    const stopping = new AbortController();
+    const site = demoKeys ? demoSite({ publicKey: demoKeys.pk, apiOrigin: '' }) : undefined;
+    const app = createApp(deps, { site, stopping: stopping.signal });
     // Timeouts are enforced on a timer; Node's default of every 30 s would let a slowloris connection
     // hold on for up to 40 s instead of 10.
     const server = createServer({ connectionsCheckingInterval: 1000 }, app.callback());
@@ -145,6 +147,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       scheduler,
       close() {
         closing ??= (async () => {
+          stopping.abort();
           scheduler.stop();
           await new Promise<void>((ok) => {
             server.close(() => ok());
