@@ -12,7 +12,10 @@ export interface ChildServer {
 }
 
 /** Runs the real entry point (src/main.ts through tsx) as its own process, as a user would. */
-export function runMain(env: Record<string, string>): {
+export function runMain(
+  env: Record<string, string>,
+  as?: { uid: number; gid: number },
+): {
   proc: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
@@ -21,6 +24,7 @@ export function runMain(env: Record<string, string>): {
     cwd: SERVER_DIR,
     env: { PATH: process.env.PATH, TICKETING_PORT: '0', TICKETING_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...as,
   });
   let out = '';
   proc.stdout!.on('data', (c) => (out += c));
