@@ -24,6 +24,10 @@ import { seedDemo } from './demo/seed.js';
 import { demoSite } from './demo/site.js';
 import { FileTicketStore } from './store/file-ticket-store.js';
 import { acquireLock } from './store/lock.js';
+import { closeGate, openGate } from './store/write-gate.js';
+import { removeStaleSnapshots } from './backup/snapshot.js';
+import { startControlServer } from './control/control-server.js';
+import { prepareDataDir } from './datadir/prepare.js';
 import { StartupError } from './store/startup-error.js';
 import { IdempotencyCache } from './tickets/idempotency.js';
 import { VERSION } from './version.js';
@@ -62,9 +66,12 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     );
 
   const dataDir = resolve(config.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const lock = acquireLock(dataDir);
+  openGate(dataDir);
   try {
+    await removeStaleSnapshots(dataDir);
+    await prepareDataDir(dataDir, { serverVersion: VERSION, print });
     const configStore = await openConfigStore(dataDir);
     let firstKeys: { pk: string; sk: string } | undefined;
     if (configStore.created && configStore.get().keys.length === 0)
@@ -122,6 +129,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
+    const control = await startControlServer(dataDir, deps, url);
     logger.info({ tickets: { live: live.size, test: test.size }, outbox: outbox.pending.length, dataDir }, 'started');
     scheduler.start(config.schedulerMs);
     void outbox.process(); // what was pending before a restart goes out now
@@ -155,13 +163,16 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
           });
           // Pending deliveries are durable; a send in flight gets a moment, not the SMTP timeout.
           await Promise.all([live.idle(), test.idle(), Promise.race([outbox.idle(), sleep(2000)])]);
+          await control.close();
           await Promise.all([audit.close(), webhookLog.close()]);
+          closeGate(dataDir);
           lock.release();
         })();
         return closing;
       },
     };
   } catch (err) {
+    closeGate(dataDir);
     lock.release();
     throw err;
   }

@@ -37,7 +37,7 @@ describe('/docs', () => {
     const open = await get('/docs/openapi.json');
     expect(open.status).toBe(200);
     const withKey = await s.call('GET', '/openapi.json', { key: s.keys.pk });
-    const doc = await open.json();
+    const doc = (await open.json()) as Record<string, unknown>;
     expect(doc.servers).toEqual([{ url: '/v1' }]); // "Try it out" calls the page's own origin
     expect({ ...doc, servers: withKey.body.servers }).toEqual(withKey.body);
     // /v1 keeps its rule: every request carries a key.

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ioError, setFaultInjector } from '../store/faults.js';
+import { LAYOUT } from '../store/layout.js';
 import { eventually } from '../test-support/receiver.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
-import { READY_PROBE } from './health.js';
 
 let now = new Date('2026-11-23T10:00:00Z').getTime();
 const clock = () => new Date(now);
@@ -39,7 +39,7 @@ describe('/health and /ready', () => {
     expect(ready.headers.get('cache-control')).toBe('no-store');
     expect(ready.text.length).toBeLessThan(200);
     // The probe is written and removed again, not left in the data directory.
-    expect(existsSync(join(s.dataDir, READY_PROBE))).toBe(false);
+    expect(existsSync(join(s.dataDir, LAYOUT.readyProbe))).toBe(false);
 
     const post = await probe(s, '/ready', 'POST');
     expect(post.status).toBe(405);

@@ -2,9 +2,7 @@ import { join, resolve } from 'node:path';
 import type { Middleware } from 'koa';
 import type { Deps } from '../deps.js';
 import { unlinkDurable, writeFileDurable } from '../store/durable-write.js';
-
-/** The file /ready writes and removes to prove the data directory takes durable writes. */
-export const READY_PROBE = 'ready.probe';
+import { LAYOUT } from '../store/layout.js';
 
 export interface HealthOptions {
   /** A store check is reused this long: load balancers probe every few seconds, each probe is two fsyncs. */
@@ -29,7 +27,7 @@ interface Check {
 export function health(deps: Deps, options: HealthOptions = {}): Middleware {
   const storeCacheMs = options.storeCacheMs ?? 1500;
   const outboxStuckMs = options.outboxStuckMs ?? 5 * 60_000;
-  const probePath = join(resolve(deps.config.dataDir), READY_PROBE);
+  const probePath = join(resolve(deps.config.dataDir), LAYOUT.readyProbe);
   let store: { at: number; result: Promise<Check> } | undefined;
   let wasReady = true;
 
