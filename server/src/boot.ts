@@ -53,6 +53,11 @@ export interface RunningServer {
 // on a slow line included) within 2 minutes; idle keep-alive connections close after 5 s.
 export const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 120_000, keepAliveTimeout: 5_000 };
 
+// On SIGTERM: how long requests in flight may take to finish, and deliveries in flight to end. Well
+// inside systemd's default 90 s before it kills.
+const DRAIN_MS = 10_000;
+const OUTBOX_GRACE_MS = 2_000;
+
 /** Opens the data directory, builds the app and listens. Everything main.ts and the tests start. */
 export async function boot(config: Config, options: BootOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((line) => process.stdout.write(`${line}\n`));
@@ -155,14 +160,20 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       scheduler,
       close() {
         closing ??= (async () => {
-          stopping.abort();
+          stopping.abort(); // /ready answers 503, every answer closes its connection
           scheduler.stop();
-          await new Promise<void>((ok) => {
-            server.close(() => ok());
-            server.closeIdleConnections();
-          });
-          // Pending deliveries are durable; a send in flight gets a moment, not the SMTP timeout.
-          await Promise.all([live.idle(), test.idle(), Promise.race([outbox.idle(), sleep(2000)])]);
+          // No new connections; requests in flight finish (their writes and queued deliveries with
+          // them), for up to DRAIN_MS, then whatever still hangs is cut.
+          const drained = new Promise<void>((ok) => server.close(() => ok()));
+          server.closeIdleConnections();
+          const timer = new AbortController();
+          await Promise.race([drained, sleep(DRAIN_MS, undefined, { signal: timer.signal }).catch(() => {})]);
+          timer.abort();
+          server.closeAllConnections();
+          await drained;
+          await Promise.all([live.idle(), test.idle()]);
+          // Queued deliveries are on disk; one in flight gets a moment, then its attempt is recorded.
+          await outbox.stop(OUTBOX_GRACE_MS);
           await control.close();
           await Promise.all([audit.close(), webhookLog.close()]);
           closeGate(dataDir);

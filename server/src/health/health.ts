@@ -9,7 +9,7 @@ export interface HealthOptions {
   storeCacheMs?: number;
   /** A job due longer ago than this, and still not sent or rescheduled, means the outbox is stuck. */
   outboxStuckMs?: number;
-  /** Aborted when the server begins to stop: /ready then answers 503, so balancers send no more. */
+  /** Aborted when the server begins to stop: /ready answers 503 (balancers send no more), connections close. */
   stopping?: AbortSignal;
 }
 
@@ -58,7 +58,13 @@ export function health(deps: Deps, options: HealthOptions = {}): Middleware {
   };
 
   return async (ctx, next) => {
-    if (ctx.path !== '/health' && ctx.path !== '/ready') return next();
+    if (ctx.path !== '/health' && ctx.path !== '/ready') {
+      await next();
+      // While the server stops, keep-alive connections end with the answer in flight: no wait for
+      // their idle timeout before the process can exit.
+      if (options.stopping?.aborted) ctx.set('Connection', 'close');
+      return;
+    }
     ctx.set('Cache-Control', 'no-store');
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
