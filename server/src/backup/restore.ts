@@ -38,7 +38,6 @@ export async function restoreArchive(archive: string, target: string): Promise<M
       written.push(file);
       try {
         for await (const chunk of chunks) await handle.write(chunk);
-        await handle.sync();
       } finally {
         await handle.close();
       }
@@ -47,7 +46,20 @@ export async function restoreArchive(archive: string, target: string): Promise<M
       throw new BackupError(
         `The backup holds data format ${manifest.data_format}; this Ticketing reads format ${DATA_FORMAT} at most. Restore it with a newer Ticketing.`,
       );
-    // The files are synced; now the directory entries that name them, deepest first.
+    // Durable before this resolves: the files (many fsyncs at once, which the file system commits
+    // together), then the directories that name them, deepest first.
+    let next = 0;
+    const syncFiles = async () => {
+      while (next < written.length) {
+        const handle = await open(written[next++]!, 'r');
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, syncFiles));
     for (const d of [...dirs].sort((a, b) => b.length - a.length)) await syncDir(d);
     return manifest;
   } catch (err) {

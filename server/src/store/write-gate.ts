@@ -1,11 +1,11 @@
 import { resolve, sep } from 'node:path';
 
 /**
- * Every durable write under a data directory passes that directory's gate (durable-write.ts and
- * append-log.ts call gateFor). A backup closes the gate for the moment it takes to hard-link the
- * directory's files: writes already on their way finish first, new ones wait (they are not refused),
- * and the links are a point-in-time copy, because files are only ever replaced by rename, never
- * changed in place, and append-only logs are read up to their length at that moment.
+ * Every change to the files of a data directory passes that directory's gate (durable-write.ts,
+ * append-log.ts, and the store's removal of a ticket's files call gated()). A backup uses it twice:
+ * it journals which paths change while it links the directory's files, then closes the gate for the
+ * moment it takes to link those again. Writes already on their way finish first; new ones wait, they
+ * are never refused.
  *
  * A pass never waits on another pass, so a write inside the gate cannot deadlock a closing gate.
  */
@@ -13,9 +13,11 @@ export class WriteGate {
   private active = 0;
   private closed: Promise<void> | undefined;
   private drained: (() => void) | undefined;
+  private journal: Set<string> | undefined;
 
-  async pass<T>(write: () => Promise<T>): Promise<T> {
+  async pass<T>(path: string, write: () => Promise<T>): Promise<T> {
     while (this.closed) await this.closed;
+    this.journal?.add(path);
     this.active++;
     try {
       return await write();
@@ -39,6 +41,18 @@ export class WriteGate {
       open();
     }
   }
+
+  /** Starts noting every path a write passes with (call it with the gate closed, so none is missed). */
+  startJournal() {
+    this.journal = new Set();
+  }
+
+  /** The paths written or removed since startJournal(), and the journal off again. */
+  stopJournal(): string[] {
+    const paths = [...(this.journal ?? [])];
+    this.journal = undefined;
+    return paths;
+  }
 }
 
 const gates = new Map<string, WriteGate>();
@@ -61,8 +75,8 @@ export function gateFor(path: string): WriteGate | undefined {
   return undefined;
 }
 
-/** Runs a write through the gate of its data directory, or directly when none is open. */
+/** Runs a change to `path` (a file, or a folder removed whole) through its directory's gate, if one is open. */
 export function gated<T>(path: string, write: () => Promise<T>): Promise<T> {
   const gate = gateFor(path);
-  return gate ? gate.pass(write) : write();
+  return gate ? gate.pass(path, write) : write();
 }
