@@ -22,7 +22,9 @@ import { ticketRoutes } from './tickets/routes.js';
  * permission check and the rate limit (http/route.ts); handlers read the body after those.
  */
 export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: AbortSignal } = {}): Koa {
-  const app = new Koa({ proxy: deps.config.trustProxy });
+  // Behind one trusted proxy the client is the last X-Forwarded-For entry, the one the proxy added;
+  // entries before it come from the client and could be anything (docs/deploy.md).
+  const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: 1 });
   // Errors are rendered and logged by errorRenderer; this catches the rare one outside any request.
   app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
 

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChild, type ChildServer } from '../test-support/child-server.js';
 import { runCli } from '../test-support/cli.js';
+import { NOBODY } from '../test-support/other-user.js';
 import { makeKeys } from '../test-support/server.js';
 
 let dataDir: string;
 const admin = makeKeys();
 const asRoot = process.getuid?.() === 0;
-const NOBODY = { uid: 65534, gid: 65534 };
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'ticketing-cli-'));

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain } from '../test-support/child-server.js';
+import { NOBODY } from '../test-support/other-user.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -46,7 +47,7 @@ describe('a start that cannot succeed', () => {
     const asRoot = process.getuid?.() === 0;
     if (!asRoot) await chmod(data, 0o500);
     else await chmod(dir, 0o755);
-    const child = runMain({ TICKETING_DATA_DIR: data }, asRoot ? { uid: 65534, gid: 65534 } : undefined);
+    const child = runMain({ TICKETING_DATA_DIR: data }, asRoot ? { as: NOBODY } : {});
     expect(await child.exited).toBe(1);
     expectOneLine(
       child.output(),
