@@ -1,11 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../http/endpoints.js';
 
 // docs/api.md is the project's API reference; these checks keep it true to the server.
 const SRC = fileURLToPath(new URL('..', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const API_MD = readFileSync(fileURLToPath(new URL('../../../docs/api.md', import.meta.url)), 'utf8');
 
 /** The document without its "## Planned: …" sections, which describe what is not served yet. */
@@ -82,5 +83,24 @@ describe('docs/api.md', () => {
       .filter(({ status, code }) => !table.get(status)?.has(code))
       .map(({ status, code, where }) => `${status} ${code} (${where})`);
     expect([...new Set(missing)]).toEqual([]);
+  });
+});
+
+describe('the project docs', () => {
+  it('link only to files inside the repository, and every such file exists', () => {
+    const docs = ['README.md', 'SECURITY.md', 'BENCHMARKS.md', 'demo-site/README.md', 'docs/api.md', 'docs/deploy.md'];
+    let links = 0;
+    for (const doc of docs) {
+      const text = readFileSync(join(REPO, doc), 'utf8');
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!.split('#')[0]!;
+        if (/^(https?:|mailto:)/.test(target) || !target) continue;
+        links++;
+        const path = resolve(dirname(join(REPO, doc)), target);
+        expect(relative(REPO, path).startsWith('..'), `${doc} -> ${target}`).toBe(false);
+        expect(existsSync(path), `${doc} -> ${target}`).toBe(true);
+      }
+    }
+    expect(links).toBeGreaterThanOrEqual(5);
   });
 });
