@@ -5,7 +5,9 @@ import type { Deps } from './deps.js';
 import { fileRoutes } from './files/routes.js';
 import { accessLog } from './http/access-log.js';
 import { cors } from './http/cors.js';
+import { apiReference } from './docs/reference.js';
 import { errorRenderer } from './http/errors.js';
+import { health } from './health/health.js';
 import { legacyPhp } from './http/legacy-php.js';
 import { requestId } from './http/request-id.js';
 import { routeFactory } from './http/route.js';
@@ -19,7 +21,7 @@ import { ticketRoutes } from './tickets/routes.js';
  * The whole middleware order on one screen. Each route adds, in this order, the key check, the
  * permission check and the rate limit (http/route.ts); handlers read the body after those.
  */
-export function createApp(deps: Deps, extra: { site?: Middleware } = {}): Koa {
+export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: AbortSignal } = {}): Koa {
   // X-Forwarded-For is read from the right: each proxy appends the address it saw, so only the last
   // `hops` entries come from proxies we run; anything left of them is whatever the client wrote.
   const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustProxyHops });
@@ -41,12 +43,15 @@ export function createApp(deps: Deps, extra: { site?: Middleware } = {}): Koa {
     await next();
   });
   app.use(requestId);
+  // Probes every few seconds stay out of the access log; /ready logs when its answer changes.
+  app.use(health(deps, { stopping: extra.stopping }));
   app.use(accessLog(deps.logger));
   app.use(errorRenderer(deps.logger));
   // The widget, for any page on any site: the panel is fetched by import(), which uses CORS.
   const widget = widgetAssets();
   if (!widget.size) deps.logger.warn('the widget is not built (widget/dist is empty): run pnpm build');
   app.use(serveAssets(widget, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' }));
+  app.use(apiReference(deps)); // /docs: the browsable API reference
   if (extra.site) app.use(extra.site); // the demo pages, in demo mode only
   app.use(legacyPhp);
   app.use(cors);

@@ -25,6 +25,10 @@ import { demoSite } from './demo/site.js';
 import { FileTicketStore } from './store/file-ticket-store.js';
 import { makeDir, writeFileDurable } from './store/durable-write.js';
 import { acquireLock } from './store/lock.js';
+import { closeGate, openGate } from './store/write-gate.js';
+import { removeStaleSnapshots } from './backup/snapshot.js';
+import { startControlServer } from './control/control-server.js';
+import { prepareDataDir } from './datadir/prepare.js';
 import { StartupError } from './store/startup-error.js';
 import { IdempotencyCache } from './tickets/idempotency.js';
 import { VERSION } from './version.js';
@@ -56,6 +60,11 @@ export interface RunningServer {
 // on a slow line included) within 2 minutes; idle keep-alive connections close after 5 s.
 export const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 120_000, keepAliveTimeout: 5_000 };
 
+// On SIGTERM: how long requests in flight may take to finish, and deliveries in flight to end. Well
+// inside systemd's default 90 s before it kills.
+const DRAIN_MS = 10_000;
+const OUTBOX_GRACE_MS = 2_000;
+
 /** Opens the data directory, builds the app and listens. Everything main.ts and the tests start. */
 export async function boot(config: Config, options: BootOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((line) => process.stdout.write(`${line}\n`));
@@ -71,7 +80,10 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   const dataDir = resolve(config.dataDir);
   await makeDir(dataDir);
   const lock = acquireLock(dataDir);
+  openGate(dataDir);
   try {
+    await removeStaleSnapshots(dataDir);
+    await prepareDataDir(dataDir, { serverVersion: VERSION, print });
     const configStore = await openConfigStore(dataDir);
     let firstKeys: { pk: string; sk: string } | undefined;
     if (configStore.created && configStore.get().keys.length === 0) {
@@ -128,7 +140,9 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     deps.events.on(webhookListener(deps));
     deps.events.on(auditTicketEvents(audit, clock));
     const scheduler = new Scheduler(deps);
-    const app = createApp(deps, demoKeys ? { site: demoSite({ publicKey: demoKeys.pk, apiOrigin: '' }) } : {});
+    const stopping = new AbortController();
+    const site = demoKeys ? demoSite({ publicKey: demoKeys.pk, apiOrigin: '' }) : undefined;
+    const app = createApp(deps, { site, stopping: stopping.signal });
     // Timeouts are enforced on a timer; Node's default of every 30 s would let a slowloris connection
     // hold on for up to 40 s instead of 10.
     const server = createServer({ connectionsCheckingInterval: 1000 }, app.callback());
@@ -141,6 +155,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
     publicUrl = config.publicUrl ?? url;
+    const control = await startControlServer(dataDir, deps, url);
     logger.info({ tickets: { live: live.size, test: test.size }, outbox: outbox.pending.length, dataDir }, 'started');
     scheduler.start(config.schedulerMs);
     void outbox.process(); // what was pending before a restart goes out now
@@ -166,21 +181,31 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       scheduler,
       close() {
         closing ??= (async () => {
+          stopping.abort(); // /ready answers 503, every answer closes its connection
           scheduler.stop();
-          await new Promise<void>((ok) => {
-            server.close(() => ok());
-            server.closeIdleConnections();
-          });
-          // Pending deliveries are durable; a send in flight gets a moment, not the SMTP timeout.
-          await Promise.all([live.idle(), test.idle(), Promise.race([outbox.idle(), sleep(2000)])]);
+          // No new connections; requests in flight finish (their writes and queued deliveries with
+          // them), for up to DRAIN_MS, then whatever still hangs is cut.
+          const drained = new Promise<void>((ok) => server.close(() => ok()));
+          server.closeIdleConnections();
+          const timer = new AbortController();
+          await Promise.race([drained, sleep(DRAIN_MS, undefined, { signal: timer.signal }).catch(() => {})]);
+          timer.abort();
+          server.closeAllConnections();
+          await drained;
+          await Promise.all([live.idle(), test.idle()]);
+          // Queued deliveries are on disk; one in flight gets a moment, then its attempt is recorded.
+          await outbox.stop(OUTBOX_GRACE_MS);
+          await control.close();
           mailer.close();
           await Promise.all([audit.close(), webhookLog.close(), outbox.close()]);
+          closeGate(dataDir);
           lock.release();
         })();
         return closing;
       },
     };
   } catch (err) {
+    closeGate(dataDir);
     lock.release();
     throw err;
   }

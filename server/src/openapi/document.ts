@@ -248,7 +248,12 @@ export function openApiDocument(version: string, serverUrl: string): JsonSchema 
   }) as {
     schemas: Record<string, JsonSchema>;
   };
-  for (const s of Object.values(schemas)) delete s.$schema;
+  // zod names each schema with "$id": "#/components/schemas/X"; a fragment-only $id is not valid JSON
+  // Schema 2020-12 and makes resolvers (Swagger UI's among them) look for refs inside the schema itself.
+  for (const s of Object.values(schemas)) {
+    delete s.$schema;
+    delete s.$id;
+  }
   const paths: Record<string, Record<string, unknown>> = {};
   for (const d of DOCS) {
     const access = d.access ?? ENDPOINTS[d.name];
@@ -291,8 +296,10 @@ export function openApiDocument(version: string, serverUrl: string): JsonSchema 
       title: 'Ticketing API',
       version,
       description:
-        'Customer-support tickets over HTTP. Every request carries Authorization: Bearer <key>. Errors: ' +
-        JSON.stringify(input(ErrorBodySchema)),
+        // Markdown (renderers such as /docs show it): code spans keep <key> and the JSON visible.
+        'Customer-support tickets over HTTP. Every request carries `Authorization: Bearer <key>`. Errors: `' +
+        JSON.stringify(input(ErrorBodySchema)) +
+        '`',
     },
     servers: [{ url: serverUrl }],
     components: {

@@ -8,7 +8,11 @@ import { KeyedMutex } from './keyed-mutex.js';
 import { StartupError } from './startup-error.js';
 import { IDEMPOTENCY_MS } from '../tickets/idempotency.js';
 import { TicketIndex, type StoredTicket } from './ticket-index.js';
+import { gated } from './write-gate.js';
 import type { KeyMode, TicketChange, TicketStore } from './ticket-store.js';
+
+/** Removes a ticket's folder of files, through the write gate (a backup sees it whole or gone). */
+const removeTree = (dir: string) => gated(dir, () => rm(dir, { recursive: true, force: true }));
 
 /**
  * The ticket with the request's Idempotency-Key added to those it keeps; keys older than a day (past
@@ -213,8 +217,7 @@ export class FileTicketStore implements TicketStore {
         const path = this.ticketPath(ticket.id);
         await (previous ? writeFileDurable(path, JSON.stringify(previous)) : unlinkDurable(path)).catch(() => {});
       }
-      if (!previous && files.length)
-        await rm(join(this.filesDir, ticket.id), { recursive: true, force: true }).catch(() => {});
+      if (!previous && files.length) await removeTree(join(this.filesDir, ticket.id)).catch(() => {});
       throw err;
     }
   }
@@ -225,7 +228,7 @@ export class FileTicketStore implements TicketStore {
       await unlinkDurable(this.ticketPath(id));
       this.index.remove(id);
       this.cache.delete(id);
-      await rm(join(this.filesDir, id), { recursive: true, force: true });
+      await removeTree(join(this.filesDir, id));
       return true;
     });
   }
