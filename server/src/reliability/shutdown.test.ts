@@ -60,6 +60,7 @@ describe('SIGTERM', () => {
       TICKETING_KEYS: Object.values(keys).join(','),
       TICKETING_LOG_LEVEL: 'info',
       TICKETING_SCHEDULER_SECONDS: '1',
+      TICKETING_WEBHOOKS_ALLOW_LOCAL: 'on', // the receiver is on loopback
     };
     const first = await startChild(env);
     const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hooks`;
