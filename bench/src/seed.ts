@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomToken } from '../../server/src/store/ids.js';
+import { randomToken } from '../../server/src/model/ids.js';
 
 const STATUSES = ['open', 'pending', 'answered', 'closed'];
 const PRIORITIES = ['low', 'normal', 'high', 'urgent'];

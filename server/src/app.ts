@@ -4,10 +4,11 @@ import { adminRoutes } from './admin/routes.js';
 import type { Deps } from './deps.js';
 import { accessLog } from './http/access-log.js';
 import { cors } from './http/cors.js';
+import { apiReference } from './docs/reference.js';
 import { errorRenderer } from './http/errors.js';
+import { health } from './health/health.js';
 import { legacyPhp } from './http/legacy-php.js';
 import { mountRoutes } from './http/mount.js';
-import { RateLimiter } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { bearerKey } from './keys/bearer.js';
 import { kbRoutes } from './kb/routes.js';
@@ -32,14 +33,17 @@ export const ROUTES = [...FEATURE_ROUTES, ...openApiRoutes(FEATURE_ROUTES)];
 
 /**
  * The whole middleware order on one screen. The routes' own checks (credential, permission, module
- * switch, rate limit, query and body) run in http/mount.ts, in the order of docs/api.md.
+ * switch, rate limit, storage, query and body) run in http/mount.ts, in the order of docs/api.md.
+ * /health, /ready and /docs sit outside /v1 and before the API.
  */
-export function createApp(deps: Deps, extra: { site?: Middleware } = {}): Koa {
-  const app = new Koa({ proxy: deps.config.trustProxy });
+export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: AbortSignal } = {}): Koa {
+  // X-Forwarded-For is read from the right: each proxy appends the address it saw, so only the last
+  // `hops` entries come from proxies we run; anything left of them is whatever the client wrote.
+  const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustProxyHops });
   // Errors are rendered and logged by errorRenderer; this catches the rare one outside any request.
   app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
 
-  const limiter = new RateLimiter(() => deps.clock().getTime());
+  const limiter = deps.rateLimiter;
   const router = new Router();
   mountRoutes(router, ROUTES, deps, {
     // The console's session cookie goes beside the bearer key here.
@@ -47,6 +51,7 @@ export function createApp(deps: Deps, extra: { site?: Middleware } = {}): Koa {
     moduleEnabled: (name) => moduleEnabled(deps.configStore.get().modules, name),
     rateLimit: deps.config.rateLimit,
     limiter,
+    storing: (actor, ip, stores) => deps.quotas.guard(actor, ip, stores),
   });
 
   // No answer may be sniffed into something else by a browser (an error echoing input read as HTML).
@@ -55,12 +60,15 @@ export function createApp(deps: Deps, extra: { site?: Middleware } = {}): Koa {
     await next();
   });
   app.use(requestId);
+  // Probes every few seconds stay out of the access log; /ready logs when its answer changes.
+  app.use(health(deps, { stopping: extra.stopping }));
   app.use(accessLog(deps.logger));
   app.use(errorRenderer(deps.logger));
   // The widget, for any page on any site: the panel is fetched by import(), which uses CORS.
   const widget = widgetAssets();
   if (!widget.size) deps.logger.warn('the widget is not built (widget/dist is empty): run pnpm build');
   app.use(serveAssets(widget, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' }));
+  app.use(apiReference(ROUTES, deps)); // /docs: the browsable API reference
   if (extra.site) app.use(extra.site); // the demo pages, in demo mode only
   app.use(legacyPhp(ROUTES));
   app.use(cors(ROUTES));

@@ -25,6 +25,12 @@ import { FileTicketStore } from './store/file-ticket-store.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
 import { IdempotencyCache } from './tickets/idempotency.js';
+import { Quotas } from './files/quota.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { closeGate, openGate } from './store/write-gate.js';
+import { removeStaleSnapshots } from './backup/snapshot.js';
+import { startControlServer, type ControlServer } from './control/control-server.js';
+import { prepareDataDir } from './datadir/prepare.js';
 import { VERSION } from './version.js';
 import { webhookListener, webhookSender } from './webhooks/deliver.js';
 
@@ -78,6 +84,11 @@ export interface RunningServer {
 // on a slow line included) within 2 minutes; idle keep-alive connections close after 5 s.
 export const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 120_000, keepAliveTimeout: 5_000 };
 
+// On SIGTERM: how long requests in flight may take to finish, and deliveries in flight to end. Well
+// inside systemd's default 90 s before it kills.
+const DRAIN_MS = 10_000;
+const OUTBOX_GRACE_MS = 2_000;
+
 /** Opens the data directory, builds the app and listens. Everything main.ts and the tests start. */
 export async function boot(config: Config, options: BootOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((line) => process.stdout.write(`${line}\n`));
@@ -87,7 +98,10 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   const dataDir = resolve(config.dataDir);
   await makeDir(dataDir);
   const lock = acquireLock(dataDir);
+  openGate(dataDir);
   try {
+    await removeStaleSnapshots(dataDir);
+    await prepareDataDir(dataDir, { serverVersion: VERSION, print });
     const stores = await openStores(dataDir, clock, logger);
     const firstKeys = await firstStart(stores.configStore, dataDir, {
       print: options.extension?.printsFirstKeys === false ? undefined : print,
@@ -99,8 +113,11 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const deps = wireDeps(config, stores, { logger, clock, publicUrl: () => publicUrl, fetch: options.fetch ?? fetch });
     const mailer = startDeliveries(deps);
     const scheduler = new Scheduler(deps);
-    const { server, url } = await listen(createApp(deps, extension?.site ? { site: extension.site } : {}), config);
+    const stopping = new AbortController();
+    const app = createApp(deps, { ...(extension?.site ? { site: extension.site } : {}), stopping: stopping.signal });
+    const { server, url } = await listen(app, config);
     publicUrl = config.publicUrl ?? url;
+    const control = await startControlServer(dataDir, deps, url);
     logger.info(
       { tickets: { live: stores.live.size, test: stores.test.size }, outbox: stores.outbox.pending.length, dataDir },
       'started',
@@ -109,8 +126,10 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     void deps.outbox.process(); // what was pending before a restart goes out now
     await extension?.started?.(url, print);
     print(`listening on ${url}`);
-    return { url, server, deps, scheduler, close: closer({ server, scheduler, stores, mailer, lock }) };
+    const close = closer({ dataDir, server, scheduler, stores, mailer, lock, control, stopping });
+    return { url, server, deps, scheduler, close };
   } catch (err) {
+    closeGate(dataDir);
     lock.release();
     throw err;
   }
@@ -150,6 +169,7 @@ function wireDeps(
   const { configStore } = stores;
   let keyRing = new KeyRing(configStore.get().keys, config.envKeys);
   configStore.onChange((data) => (keyRing = new KeyRing(data.keys, config.envKeys)));
+  const rateLimiter = new RateLimiter(() => parts.clock().getTime());
   return {
     config,
     ...parts,
@@ -164,6 +184,8 @@ function wireDeps(
     outbox: stores.outbox,
     webhookLog: stores.webhookLog,
     turnstile: turnstileVerifier({ verifyUrl: config.turnstileVerifyUrl, fetch: parts.fetch }),
+    rateLimiter,
+    quotas: new Quotas(config, rateLimiter),
     version: VERSION,
   };
 }
@@ -172,7 +194,10 @@ function wireDeps(
 function startDeliveries(deps: Deps) {
   const mailer = new Mailer();
   deps.outbox.handle('mail', (job) => mailer.send(deps.configStore.get().mail, job.payload as MailMessage));
-  deps.outbox.handle('webhook', webhookSender(deps.configStore.get, deps.webhookLog, deps.clock));
+  deps.outbox.handle(
+    'webhook',
+    webhookSender(deps.configStore.get, deps.webhookLog, deps.clock, { allowLocal: deps.config.webhooksAllowLocal }),
+  );
   // Order matters: rules may change the ticket; mail, webhooks and the audit log see the result.
   deps.events.on(rulesListener(deps));
   deps.events.on(mailListener(deps));
@@ -195,21 +220,40 @@ async function listen(app: ReturnType<typeof createApp>, config: Config) {
   return { server, url: `http://${host}:${port}` };
 }
 
-/** Stops accepting, lets writes in flight finish, gives a send in flight a moment, releases the lock. */
-function closer(parts: { server: Server; scheduler: Scheduler; stores: Stores; mailer: Mailer; lock: DataDirLock }) {
-  const { server, scheduler, stores, mailer, lock } = parts;
+/**
+ * Stops: /ready answers 503 and every answer closes its connection; no new connections; requests in
+ * flight finish (their writes and queued deliveries with them) for up to DRAIN_MS, then whatever still
+ * hangs is cut; a delivery in flight gets a moment, then its attempt is recorded; the lock goes last.
+ */
+function closer(parts: {
+  dataDir: string;
+  server: Server;
+  scheduler: Scheduler;
+  stores: Stores;
+  mailer: Mailer;
+  lock: DataDirLock;
+  control: ControlServer;
+  stopping: AbortController;
+}) {
+  const { dataDir, server, scheduler, stores, mailer, lock, control, stopping } = parts;
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= (async () => {
+      stopping.abort();
       scheduler.stop();
-      await new Promise<void>((ok) => {
-        server.close(() => ok());
-        server.closeIdleConnections();
-      });
-      // Pending deliveries are durable; a send in flight gets a moment, not the SMTP timeout.
-      await Promise.all([stores.live.idle(), stores.test.idle(), Promise.race([stores.outbox.idle(), sleep(2000)])]);
+      const drained = new Promise<void>((ok) => server.close(() => ok()));
+      server.closeIdleConnections();
+      const timer = new AbortController();
+      await Promise.race([drained, sleep(DRAIN_MS, undefined, { signal: timer.signal }).catch(() => {})]);
+      timer.abort();
+      server.closeAllConnections();
+      await drained;
+      await Promise.all([stores.live.idle(), stores.test.idle()]);
+      await stores.outbox.stop(OUTBOX_GRACE_MS);
+      await control.close();
       mailer.close();
       await Promise.all([stores.audit.close(), stores.webhookLog.close(), stores.outbox.close()]);
+      closeGate(dataDir);
       lock.release();
     })());
 }

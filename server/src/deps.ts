@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AdminDeps } from './admin/routes.js';
 import type { Config } from './config/config.js';
+import type { RateLimiter } from './http/rate-limit.js';
 import type { KeyRing } from './keys/keys.js';
 import type { OpenApiDeps } from './openapi/routes.js';
 import type { Outbox } from './outbox/outbox.js';
@@ -17,6 +18,8 @@ export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps {
   logger: Logger;
   /** Durable queue for mail and webhook deliveries. */
   outbox: Outbox;
+  /** Request and upload windows per client address (http/rate-limit.ts). */
+  rateLimiter: RateLimiter;
   /** How the server reaches the outside world (Turnstile's siteverify); tests hand in a stand-in. */
   fetch: typeof globalThis.fetch;
 }

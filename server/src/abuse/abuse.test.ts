@@ -73,6 +73,67 @@ describe('blocklists', () => {
   });
 });
 
+describe('behind a proxy (TICKETING_TRUST_PROXY=on)', () => {
+  // The proxy appends the address it saw to whatever X-Forwarded-For the client sent; these requests
+  // play both: a client's own entries on the left, the proxy's entry (the real client) on the right.
+  const via = (spoofed: string, real: string) => ({ 'X-Forwarded-For': `${spoofed}, ${real}` });
+
+  it('blocklists see the right-most address; a spoofed left-most entry changes nothing', async () => {
+    const s = await server({ TICKETING_TRUST_PROXY: 'on' });
+    await s.call('POST', '/admin?r=blocklists', { json: { ips: ['203.0.113.0/24'] } });
+    const create = (headers: Record<string, string>) =>
+      s.call('POST', '/create', { key: s.keys.pk, json: ticketInput(), headers });
+    // A blocked client cannot step around the blocklist by naming another address first.
+    expect((await create(via('198.51.100.1', '203.0.113.9'))).body.error?.code).toBe('blocked');
+    // And a client cannot get someone else blocked by naming a blocked address.
+    expect((await create(via('203.0.113.9', '198.51.100.1'))).status).toBe(201);
+  });
+
+  it('rate limits count the real client, however many addresses it makes up', async () => {
+    const s = await server({
+      TICKETING_TRUST_PROXY: 'on',
+      TICKETING_RATE_LIMIT: 'on',
+      TICKETING_RATE_LIMIT_PK_PER_MINUTE: '5',
+    });
+    const meta = (headers: Record<string, string>) => s.call('GET', '/meta', { key: s.keys.pk, headers });
+    const statuses = [];
+    for (let i = 0; i < 200; i++) statuses.push((await meta(via(`10.${i >> 8}.${i & 255}.7`, '203.0.113.7'))).status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(statuses.slice(5))).toEqual(new Set([429]));
+    // Another real client has its own window.
+    expect((await meta(via('10.0.0.1', '203.0.113.8'))).status).toBe(200);
+    // 201 made-up addresses, two real clients: two windows, not 201.
+    expect(s.running.deps.rateLimiter.size).toBe(2);
+  });
+
+  it('Turnstile is told the real client address', async () => {
+    const standIn = await startReceiver(() => ({ status: 200, body: { success: true } }));
+    cleanup.push(() => standIn.close());
+    const s = await server({
+      TICKETING_TRUST_PROXY: 'on',
+      TICKETING_TURNSTILE_VERIFY_URL: `${standIn.url}/siteverify`,
+    });
+    await s.call('POST', '/admin?r=turnstile', { json: { enabled: true, site_key: '0x4AAA', secret: 'ts-secret' } });
+    const res = await s.call('POST', '/create', {
+      key: s.keys.pk,
+      json: ticketInput({ 'cf-turnstile-response': 'tok' }),
+      headers: via('192.0.2.1', '203.0.113.7'),
+    });
+    expect(res.status).toBe(201);
+    expect(new URLSearchParams(standIn.received[0]!.body).get('remoteip')).toBe('203.0.113.7');
+  });
+
+  it('with two proxies (TICKETING_TRUST_PROXY_HOPS=2) the client is the second entry from the right', async () => {
+    const s = await server({ TICKETING_TRUST_PROXY: 'on', TICKETING_TRUST_PROXY_HOPS: '2' });
+    await s.call('POST', '/admin?r=blocklists', { json: { ips: ['203.0.113.9'] } });
+    const create = (xff: string) =>
+      s.call('POST', '/create', { key: s.keys.pk, json: ticketInput(), headers: { 'X-Forwarded-For': xff } });
+    // client spoof, real client (seen by the CDN), CDN (seen by the inner proxy)
+    expect((await create('198.51.100.1, 203.0.113.9, 10.1.2.3')).body.error?.code).toBe('blocked');
+    expect((await create('203.0.113.9, 198.51.100.1, 10.1.2.3')).status).toBe(201);
+  });
+});
+
 describe('Turnstile', () => {
   async function withStandIn(respond: Parameters<typeof startReceiver>[0]) {
     const standIn = await startReceiver(respond);

@@ -399,7 +399,9 @@ describe('/admin resources', () => {
 
   it('r=all holds every resource but the logs', async () => {
     const all = await get('all');
-    expect(Object.keys(all.body).sort()).toEqual([...CASES.map((c) => c.r), 'agents', 'kb', 'priorities'].sort());
+    expect(Object.keys(all.body).sort()).toEqual(
+      [...CASES.map((c) => c.r), 'agents', 'kb', 'webhook_secrets', 'priorities'].sort(),
+    );
     expect(all.body.priorities).toEqual(['low', 'normal', 'high', 'urgent']);
     expect(all.body).not.toHaveProperty('audit');
     expect(all.body).not.toHaveProperty('webhook_log');
@@ -597,17 +599,17 @@ describe('secrets stay in', () => {
       {
         name: 'webhooks',
         enabled: true,
-        settings: { url: 'http://127.0.0.1:9/hook', secret: 'whsec-canary-0123456789' },
+        settings: { url: 'https://hooks.example/hook', secret: 'whsec-canary-0123456789' },
       },
     ];
     const w = await post('modules', { modules });
     expect(w.body.modules[0].settings).toEqual({
-      url: 'http://127.0.0.1:9/hook',
+      url: 'https://hooks.example/hook',
       events: expect.any(Array),
       secret_set: true,
     });
     await post('modules', {
-      modules: [{ name: 'webhooks', enabled: true, settings: { url: 'http://127.0.0.1:9/hook', events: [] } }],
+      modules: [{ name: 'webhooks', enabled: true, settings: { url: 'https://hooks.example/other' } }],
     });
     expect((await get('modules')).body.modules[0].settings.secret_set).toBe(true);
   });
@@ -629,12 +631,11 @@ describe('secrets stay in', () => {
     const hook = (url: string, secret?: string) => ({
       modules: [{ name: 'webhooks', enabled: true, settings: { url, ...(secret ? { secret } : {}) } }],
     });
-    await post('modules', hook('http://127.0.0.1:9/hook', 'whsec-canary-0123456789'));
-    const moved = await post('modules', hook('http://127.0.0.1:9/elsewhere'));
-    expect(moved.body.modules[0].settings.secret_set).toBe(false);
+    // A webhook secret belongs to its URL: another URL gets a secret of its own, never the old one.
+    await post('modules', hook('https://hooks.example/hook', 'whsec-canary-0123456789'));
+    const moved = await post('modules', hook('https://hooks.example/elsewhere'));
+    expect(moved.body.modules[0].settings.secret_set).toBe(true);
     expect(await config()).not.toContain('whsec-canary-0123456789');
-    await post('modules', hook('http://127.0.0.1:9/elsewhere', 'whsec-new-0123456789ab'));
-    expect((await get('modules')).body.modules[0].settings.secret_set).toBe(true);
   });
 });
 

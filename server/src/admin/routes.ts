@@ -15,6 +15,9 @@ import {
   PRIORITIES,
   PrioritySchema,
   WebhookLogEntrySchema,
+  WebhookSecretInputSchema,
+  WebhookSecretSchema,
+  WebhookSecretViewSchema,
   type KeyMode,
   type OutboxEntry,
   type RequestActor,
@@ -23,13 +26,16 @@ import {
 import { removeAgent, upsertAgent } from '../settings/agents.js';
 import { removeArticle, upsertArticle } from '../settings/articles.js';
 import { CONFIG_RESOURCE_NAMES, CONFIG_RESOURCES, isConfigResource } from '../settings/resources.js';
-import { agentView } from '../settings/views.js';
+import { agentView, webhookSecretsView } from '../settings/views.js';
+import { setWebhookSecret } from '../settings/webhook-secrets.js';
+import type { Config } from '../config/config.js';
 import type { ConfigStore } from '../store/config-store.js';
 import type { LogStore } from '../store/log-store.js';
 import type { TicketStore } from '../store/ticket-store.js';
 
 /** What /admin needs from the app. */
 export interface AdminDeps {
+  config: Pick<Config, 'webhooksAllowLocal'>;
   configStore: ConfigStore;
   tickets: Record<KeyMode, TicketStore>;
   audit: AuditLog;
@@ -44,8 +50,13 @@ const route = routeFor<AdminDeps>();
 const ENTRY_RESOURCES = ['agents', 'kb'] as const;
 /** Read-only records, newest first, with `limit`: the audit log, webhook attempts, the outbox. */
 const LOG_RESOURCES = ['audit', 'webhook_log', 'outbox'] as const;
+/**
+ * One signing secret per webhook URL, kept in step with the URLs by every write: reads list the URLs,
+ * a POST sets or rotates one URL's secret.
+ */
+const WEBHOOK_SECRETS = 'webhook_secrets' as const;
 /** Everything `r=all` answers: every resource but the logs. */
-const ALL = [...CONFIG_RESOURCE_NAMES, ...ENTRY_RESOURCES, 'priorities'] as const;
+const ALL = [...CONFIG_RESOURCE_NAMES, ...ENTRY_RESOURCES, WEBHOOK_SECRETS, 'priorities'] as const;
 const RESOURCES = ['all', ...ALL, ...LOG_RESOURCES] as const;
 
 const isOneOf = <T extends string>(list: readonly T[], r: string): r is T => (list as readonly string[]).includes(r);
@@ -58,6 +69,7 @@ const VIEWS: Record<(typeof ALL)[number] | (typeof LOG_RESOURCES)[number], z.Zod
   >),
   agents: z.array(AgentViewSchema),
   kb: z.array(ArticleSchema),
+  webhook_secrets: z.array(WebhookSecretViewSchema),
   priorities: z.array(PrioritySchema),
   audit: z.array(AuditEntrySchema),
   webhook_log: z.array(WebhookLogEntrySchema),
@@ -72,9 +84,16 @@ const ReadAnswer: z.ZodType<Record<string, unknown>> = z.xor([
 ]);
 const AgentAnswer = z.object({ agent: AgentViewSchema });
 const ArticleAnswer = z.object({ article: ArticleSchema });
+/** The secrets a write generated: the one answer that ever shows them. */
+const created = z
+  .array(WebhookSecretSchema)
+  .optional()
+  .describe('webhook secrets this write generated for URLs new to the configuration: shown only here');
 /** A written resource as a read answers it, or the agent or article written. */
 const WriteAnswer: z.ZodType<Record<string, unknown>> = z.xor([
-  ...keyed(CONFIG_RESOURCE_NAMES),
+  ...[...CONFIG_RESOURCE_NAMES, WEBHOOK_SECRETS].map((r) =>
+    z.object({ [r]: VIEWS[r], webhook_secrets_created: created }),
+  ),
   AgentAnswer,
   ArticleAnswer,
 ]);
@@ -112,14 +131,13 @@ const read = route({
   async handler({ query }, deps) {
     const r = known(query.r);
     const data = deps.configStore.get();
-    const readOne = (name: (typeof ALL)[number]) =>
-      isConfigResource(name)
-        ? CONFIG_RESOURCES[name].read(data)
-        : name === 'agents'
-          ? data.agents.map(agentView)
-          : name === 'kb'
-            ? data.kb
-            : [...PRIORITIES];
+    const readOne = (name: (typeof ALL)[number]) => {
+      if (isConfigResource(name)) return CONFIG_RESOURCES[name].read(data);
+      if (name === 'agents') return data.agents.map(agentView);
+      if (name === 'kb') return data.kb;
+      if (name === WEBHOOK_SECRETS) return webhookSecretsView(data);
+      return [...PRIORITIES];
+    };
     if (r === 'all') return { body: Object.fromEntries(ALL.map((name) => [name, readOne(name)])) };
     if (r === 'audit') return { body: { audit: await deps.audit.recent(query.limit) } };
     if (r === 'webhook_log') return { body: { webhook_log: await deps.webhookLog.recent(query.limit) } };
@@ -145,6 +163,7 @@ const write = route({
       ...CONFIG_RESOURCE_NAMES.map((r) => CONFIG_RESOURCES[r].input.describe(`r=${r}`)),
       AgentInputSchema.describe('r=agents'),
       ArticleInputSchema.describe('r=kb'),
+      WebhookSecretInputSchema.describe('r=webhook_secrets'),
     ]),
   },
   responses: {
@@ -159,13 +178,25 @@ const write = route({
   async handler({ actor, query, body }, deps) {
     const r = known(query.r);
     if (isConfigResource(r)) {
-      const next = await CONFIG_RESOURCES[r].write(deps.configStore, body, {
+      const { data, created } = await CONFIG_RESOURCES[r].write(deps.configStore, body, {
         ticketsWithStatus: async (status) =>
           (await deps.tickets.live.count({ status })) + (await deps.tickets.test.count({ status })),
+        allowLocalWebhooks: deps.config.webhooksAllowLocal,
       });
-      const value = CONFIG_RESOURCES[r].read(next);
+      const value = CONFIG_RESOURCES[r].read(data);
       await audit(deps, actor, 'config.update', r, Array.isArray(value) ? { count: value.length } : {});
-      return { body: { [r]: value } };
+      return { body: { [r]: value, ...(created.length ? { webhook_secrets_created: created } : {}) } };
+    }
+    if (r === WEBHOOK_SECRETS) {
+      const input = validate(WebhookSecretInputSchema, body);
+      const { data, created } = await setWebhookSecret(deps.configStore, input);
+      await audit(deps, actor, input.secret ? 'webhook_secret.set' : 'webhook_secret.rotate', input.url);
+      return {
+        body: {
+          [WEBHOOK_SECRETS]: webhookSecretsView(data),
+          ...(created.length ? { webhook_secrets_created: created } : {}),
+        },
+      };
     }
     if (r === 'agents') {
       const input = validate(AgentInputSchema, body);

@@ -1,6 +1,6 @@
 import type { TicketEvent } from '../events/events.js';
 import type { Actor, AuditActor, AuditEntry } from '../model/index.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../model/index.js';
 import type { LogStore } from '../store/log-store.js';
 
 export type { AuditEntry };

@@ -11,7 +11,8 @@ afterEach(async () => {
   now = new Date('2026-11-23T10:00:00Z');
 });
 async function server(): Promise<TestServer> {
-  const s = await startServer({ clock });
+  // Rule webhooks call a receiver on loopback, which the operator must allow.
+  const s = await startServer({ clock, env: { TICKETING_WEBHOOKS_ALLOW_LOCAL: 'on' } });
   cleanup.push(() => s.close());
   return s;
 }

@@ -6,6 +6,8 @@ const onOff = z
   .enum(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'on' || v === 'true' || v === '1' || v === 'yes');
 const count = z.coerce.number().int().min(1).max(1_000_000);
+const megabytes = z.coerce.number().int().min(1).max(100_000_000);
+const MB = 1024 * 1024;
 
 const EnvSchema = z.object({
   TICKETING_DATA_DIR: z.string().min(1).default('./data'),
@@ -14,11 +16,17 @@ const EnvSchema = z.object({
   TICKETING_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   TICKETING_KEYS: z.string().optional(),
   TICKETING_TRUST_PROXY: onOff.default(false),
+  TICKETING_TRUST_PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
   TICKETING_RATE_LIMIT: onOff.default(true),
   TICKETING_RATE_LIMIT_PK_PER_MINUTE: count.default(60),
   TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES: count.default(10),
   TICKETING_RATE_LIMIT_SK_PER_MINUTE: count.default(600),
   TICKETING_KEY_FAILURES_PER_MINUTE: count.default(20),
+  TICKETING_QUOTA_TICKET_FILES: count.default(50),
+  TICKETING_QUOTA_TICKET_MB: megabytes.default(50),
+  TICKETING_QUOTA_UPLOAD_MB_PER_HOUR: megabytes.default(100),
+  TICKETING_MIN_FREE_DISK_MB: z.coerce.number().int().min(0).max(1_000_000_000).default(500),
+  TICKETING_WEBHOOKS_ALLOW_LOCAL: onOff.default(false),
   TICKETING_TURNSTILE_VERIFY_URL: z
     .url({ protocol: /^https?$/ })
     .default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
@@ -36,6 +44,15 @@ export interface RateLimitConfig {
   keyFailuresPerMinute: number;
 }
 
+export interface QuotaConfig {
+  /** Files one ticket may hold, its replies' files included. */
+  ticketFiles: number;
+  /** Bytes of files one ticket may hold. */
+  ticketBytes: number;
+  /** Bytes of files one client address may upload with public keys in an hour. */
+  uploadBytesPerHour: number;
+}
+
 export interface Config {
   dataDir: string;
   host: string;
@@ -48,7 +65,21 @@ export interface Config {
   /** Extra full keys for automation and tests; never written to disk. */
   envKeys: string[];
   trustProxy: boolean;
+  /**
+   * How many proxies in front of the server append to X-Forwarded-For. Only that many right-most
+   * entries are believed; what the client itself sent (further left) is ignored.
+   */
+  trustProxyHops: number;
   rateLimit: RateLimitConfig;
+  quotas: QuotaConfig;
+  /** Below this many free bytes under the data directory, new tickets, replies and files are refused; 0: never. */
+  minFreeDiskBytes: number;
+  /**
+   * Webhooks may call loopback, private and link-local addresses (an operator's choice, as GitLab's
+   * "allow requests to the local network"); off by default, so webhook URLs cannot probe the network
+   * the server sits in.
+   */
+  webhooksAllowLocal: boolean;
   logLevel: z.infer<typeof EnvSchema>['TICKETING_LOG_LEVEL'];
   /** Cloudflare's siteverify; tests point it at a local stand-in. */
   turnstileVerifyUrl: string;
@@ -80,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.TICKETING_PUBLIC_URL?.replace(/\/+$/, ''),
     envKeys,
     trustProxy: e.TICKETING_TRUST_PROXY,
+    trustProxyHops: e.TICKETING_TRUST_PROXY_HOPS,
     rateLimit: {
       enabled: e.TICKETING_RATE_LIMIT,
       pkPerMinute: e.TICKETING_RATE_LIMIT_PK_PER_MINUTE,
@@ -87,6 +119,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       skPerMinute: e.TICKETING_RATE_LIMIT_SK_PER_MINUTE,
       keyFailuresPerMinute: e.TICKETING_KEY_FAILURES_PER_MINUTE,
     },
+    quotas: {
+      ticketFiles: e.TICKETING_QUOTA_TICKET_FILES,
+      ticketBytes: e.TICKETING_QUOTA_TICKET_MB * MB,
+      uploadBytesPerHour: e.TICKETING_QUOTA_UPLOAD_MB_PER_HOUR * MB,
+    },
+    minFreeDiskBytes: e.TICKETING_MIN_FREE_DISK_MB * MB,
+    webhooksAllowLocal: e.TICKETING_WEBHOOKS_ALLOW_LOCAL,
     logLevel: e.TICKETING_LOG_LEVEL,
     turnstileVerifyUrl: e.TICKETING_TURNSTILE_VERIFY_URL,
     schedulerMs: e.TICKETING_SCHEDULER_SECONDS * 1000,

@@ -240,3 +240,46 @@ describe('memory', () => {
     }
   });
 });
+
+describe('an over-size upload, from a client still sending it', () => {
+  it('always reads the 413, with keep-alive, Connection: close or a chunked body', async () => {
+    // The server stops reading and answers at once; the answer must still reach the client. Its own
+    // process, as for a real client (sharing one event loop with the client hides the race).
+    const dataDir = await mkdtemp(join(tmpdir(), 'ticketing-413-'));
+    const keys = makeKeys();
+    const child = await startChild({
+      TICKETING_DATA_DIR: dataDir,
+      TICKETING_KEYS: Object.values(keys).join(','),
+      TICKETING_RATE_LIMIT: 'off',
+    });
+    try {
+      const create = await fetch(`${child.url}/v1/create`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${keys.pk}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'A', email: 'a@example.com', subject: 's', message: 'm' }),
+      });
+      const ticket = (await create.json()) as { id: string };
+      const outcomes: Record<string, number> = {};
+      for (const size of [6 * 1024 * 1024, 50 * 1024 * 1024])
+        for (const way of [{}, { close: true }, { chunked: true }])
+          for (let i = 0; i < 5; i++) {
+            const outcome = await streamUpload(
+              `${child.url}/v1/upload`,
+              keys.pk,
+              { ticket_id: ticket.id, email: 'a@example.com' },
+              { name: 'big.txt', size },
+              way,
+            ).then(
+              (a) => `${a.status} ${JSON.parse(a.body).error.code}`,
+              (err: NodeJS.ErrnoException) => `${JSON.stringify(way)} ${size}: ${err.code ?? err.message}`,
+            );
+            outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+          }
+      expect(outcomes).toEqual({ '413 file_too_large': 30 });
+    } finally {
+      child.proc.kill('SIGTERM');
+      await child.exited;
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

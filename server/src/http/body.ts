@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { ApiError } from './errors.js';
+import { discardBody } from './refused-body.js';
 import { readMultipart, setField, type UploadedFile, MAX_FIELDS_BYTES } from './multipart.js';
 
 export interface ParsedBody {
@@ -21,11 +22,13 @@ function mediaType(ctx: Context): string {
   return (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
 }
 
-/** JSON.parse that drops keys which could reach Object.prototype if a later step merged objects. */
+/**
+ * JSON.parse that drops `__proto__` keys: JSON.parse makes them plain own properties, but a later
+ * step that copied them onto an object would set its prototype. `constructor` and `prototype` are
+ * ordinary names (a custom field may be called that) and are kept.
+ */
 export function parseJson(text: string): unknown {
-  return JSON.parse(text, (key, value: unknown) =>
-    key === '__proto__' || key === 'constructor' || key === 'prototype' ? undefined : value,
-  );
+  return JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
 }
 
 /**
@@ -51,11 +54,18 @@ export async function readBody(ctx: Context, opts: BodyOptions = {}): Promise<Pa
       opts.jsonOnly ? 'application/json' : 'application/json, application/x-www-form-urlencoded or multipart/form-data',
     );
   }
-  const text = await getRawBody(ctx.req, {
-    limit: MAX_FIELDS_BYTES,
-    length: ctx.get('Content-Length') || undefined,
-    encoding: 'utf8',
-  });
+  let text: string;
+  try {
+    text = await getRawBody(ctx.req, {
+      limit: MAX_FIELDS_BYTES,
+      length: ctx.get('Content-Length') || undefined,
+      encoding: 'utf8',
+    });
+  } catch (err) {
+    // The 413 (and raw-body's other refusals) must reach a client that is still sending.
+    await discardBody(ctx);
+    throw err;
+  }
   if (isForm) {
     const fields: Record<string, unknown> = {};
     for (const [k, v] of new URLSearchParams(text)) setField(fields, k, v);

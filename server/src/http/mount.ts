@@ -18,6 +18,8 @@ export interface MountOptions {
   moduleEnabled: (name: ModuleName) => boolean;
   rateLimit: RateLimitConfig;
   limiter: RateLimiter;
+  /** For routes that store what they are sent (RouteDef.stores): free disk space and quotas (files/quota.ts). */
+  storing(actor: RequestActor, ip: string, stores: 'text' | 'files'): Promise<void>;
 }
 
 const bodyOptions = (route: RouteDef<never>): BodyOptions => {
@@ -35,8 +37,9 @@ const defaultStatus = (route: RouteDef<never>) => Number(Object.keys(route.respo
 /**
  * Registers every route at /v1/<path> with the checks they share, in the order of docs/api.md: the
  * router has matched (404/405), then the credential (401, and 429 after too many failed lookups), the
- * permission (403), the module switch (403), the rate limit (429), the query and the body (400, 413,
- * 415), and only then the handler (lookups 404, state 409).
+ * permission (403), the module switch (403), the rate limit (429), for routes that store what they are
+ * sent free disk space and the upload quota (503, 429), the query and the body (400, 413, 415), and
+ * only then the handler (lookups 404, state 409).
  */
 export function mountRoutes<D>(router: Router, routes: readonly RouteDef<D>[], deps: D, options: MountOptions) {
   for (const route of routes) {
@@ -52,6 +55,7 @@ export function mountRoutes<D>(router: Router, routes: readonly RouteDef<D>[], d
           throw moduleDisabled(route.module);
         }
         checkRateLimit(options.limiter, options.rateLimit, actor, ctx.ip, route.rateLimit);
+        if (route.stores) await options.storing(actor, ctx.ip, route.stores);
       }
       const query = route.query ? validate(route.query, ctx.query) : undefined;
       const { fields, files } = route.body ? await readBody(ctx, opts) : { fields: {}, files: [] };

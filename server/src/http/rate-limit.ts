@@ -17,14 +17,21 @@ export class RateLimiter {
 
   constructor(private readonly now: () => number) {}
 
-  /** Counts one hit; returns the seconds to wait when over `limit`, else 0. */
-  hit(bucket: string, limit: number, windowMs: number): number {
-    const wait = this.wait(bucket, limit);
-    if (!wait) this.count(bucket, windowMs);
-    return wait;
+  /**
+   * Counts `cost` (one request, or a number of bytes) against `limit`; returns the seconds to wait
+   * when it does not fit in the window, else 0. A refused hit counts nothing.
+   */
+  hit(bucket: string, limit: number, windowMs: number, cost = 1): number {
+    const now = this.now();
+    const w = this.windows.get(bucket);
+    const running = w && w.resetAt > now ? w : undefined;
+    if ((running?.count ?? 0) + cost > limit)
+      return Math.max(1, Math.ceil(((running?.resetAt ?? now + windowMs) - now) / 1000));
+    this.count(bucket, windowMs, cost);
+    return 0;
   }
 
-  /** The seconds to wait when `bucket` has reached `limit` in its current window, else 0. Counts nothing. */
+  /** The seconds to wait when `bucket` has reached `limit` in its current window (nothing more fits), else 0. Counts nothing. */
   wait(bucket: string, limit: number): number {
     const now = this.now();
     const w = this.windows.get(bucket);
@@ -32,8 +39,13 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((w.resetAt - now) / 1000));
   }
 
-  /** Counts one hit in `bucket`, opening a window of `windowMs` when none is running. */
-  count(bucket: string, windowMs: number) {
+  /** How many windows are kept: one per bucket seen in the last window, so per client, not per request. */
+  get size() {
+    return this.windows.size;
+  }
+
+  /** Counts `cost` in `bucket`, opening a window of `windowMs` when none is running. */
+  count(bucket: string, windowMs: number, cost = 1) {
     const now = this.now();
     this.sweep(now);
     let w = this.windows.get(bucket);
@@ -41,7 +53,7 @@ export class RateLimiter {
       w = { count: 0, resetAt: now + windowMs };
       this.windows.set(bucket, w);
     }
-    w.count++;
+    w.count += cost;
   }
 
   private sweep(now: number) {

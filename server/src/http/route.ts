@@ -87,6 +87,8 @@ export interface RouteSpec<D, A extends Access, Q extends z.ZodType, B extends z
   module?: ModuleName;
   /** `create`: the ticket-creation limit applies to customers on top of the per-minute one. */
   rateLimit?: 'create';
+  /** What the route stores of what it is sent: checked against free disk space and quotas first. */
+  stores?: 'text' | 'files';
   query?: Q;
   body?: BodySpec<B>;
   requestHeaders?: readonly RequestHeader[];
@@ -105,6 +107,7 @@ export interface RouteDef<D = never> {
   description?: string;
   module?: ModuleName;
   rateLimit?: 'create';
+  stores?: 'text' | 'files';
   query?: z.ZodType;
   body?: BodySpec;
   requestHeaders?: readonly RequestHeader[];

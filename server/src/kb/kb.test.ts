@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../test-support/server.js';
+import { excerpt } from './search.js';
 
 let s: TestServer;
 const ids: Record<string, string> = {};
@@ -97,5 +98,79 @@ describe('/kb', () => {
     expect(del.body).toEqual({ id: ids.draft, deleted: true });
     expect((await s.call('DELETE', `/admin?r=kb&id=${ids.draft}`)).body.error.code).toBe('article_not_found');
     expect((await s.call('POST', '/admin?r=kb', { json: { title: '' } })).body.error.param).toBe('title');
+  });
+
+  it('lists as fast with an article of `[](` × 33,000 as with a plain one of the same size', async () => {
+    // The excerpt's link pattern used to scan to the end of the body from every `[`: this article made
+    // every public list take seconds. Measured against a plain article of the same length, in the same
+    // run; each measured list follows a save, so it includes working out the new version's excerpt.
+    const k = await startServer();
+    try {
+      const hostile = '[]('.repeat(33_000);
+      const plain = 'word '.repeat(hostile.length / 5);
+      const saved = await k.call('POST', '/admin?r=kb', { json: { title: 'A', body: plain, published: true } });
+      const listAfterSaving = async (body: string) => {
+        await k.call('POST', '/admin?r=kb', { json: { id: saved.body.article.id, title: 'A', body, published: true } });
+        const started = performance.now();
+        const res = await k.call('GET', '/kb', { key: k.keys.pk });
+        expect(res.status).toBe(200);
+        return performance.now() - started;
+      };
+      const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const base: number[] = [];
+      const bad: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        base.push(await listAfterSaving(plain));
+        bad.push(await listAfterSaving(hostile));
+      }
+      expect(median(bad)).toBeLessThan(10 * median(base) + 50);
+      expect((await k.call('GET', '/kb', { key: k.keys.pk })).body.data[0].excerpt).toMatch(/^(\[\]\(){10}/);
+    } finally {
+      await k.close();
+    }
+  });
+});
+
+describe('excerpt', () => {
+  it('takes time in proportion to the body for every shape of repeated Markdown marks', () => {
+    const best = (body: string) => {
+      let t = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        excerpt(body);
+        t = Math.min(t, performance.now() - started);
+      }
+      return t;
+    };
+    const size = 100_000; // the longest body an article may have
+    const baseline = best('word '.repeat(size / 5));
+    const shapes = [
+      '[](',
+      '[',
+      '[a](',
+      '![x](',
+      '](',
+      '```',
+      '`',
+      '*',
+      '**a',
+      '_',
+      '~~',
+      '# ',
+      '\n1',
+      '\n   1',
+      '- \n',
+    ];
+    for (const shape of shapes) {
+      const t = best(shape.repeat(Math.floor(size / shape.length)));
+      expect(t, JSON.stringify(shape)).toBeLessThan(25 * baseline + 50);
+    }
+  });
+
+  it('keeps link text and drops marks', () => {
+    expect(excerpt('# Refunds\n\nSee [the policy](https://shop.example/p "Policy") and ![a chart](c.png).')).toBe(
+      'Refunds See the policy and a chart.',
+    );
+    expect(excerpt('```\ncode\n```\n**Bold**, _em_, `x` and ~~gone~~.')).toBe('Bold, em, x and gone.');
   });
 });

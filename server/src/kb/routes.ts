@@ -4,7 +4,7 @@ import { notFound } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import { ArticleSchema, KbListSchema } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
-import { excerpt, rankArticles } from './search.js';
+import { articleExcerpt, rankArticles } from './search.js';
 
 const route = routeFor<{ configStore: ConfigStore }>();
 
@@ -41,7 +41,7 @@ const kb = route({
         data: list.map((a) => ({
           id: a.id,
           title: a.title,
-          excerpt: excerpt(a.body),
+          excerpt: articleExcerpt(a),
           published: a.published,
           updated_at: a.updated_at,
         })),

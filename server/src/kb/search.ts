@@ -39,11 +39,24 @@ export function rankArticles(articles: Article[], query: string): Article[] {
     .map((x) => x.a);
 }
 
-/** The first words of the body as plain text, without Markdown marks. */
+// Articles in the configuration are replaced, never changed in place (the store writes a copy), so an
+// article object is one version of it: its excerpt is worked out once, not on every list request.
+const excerpts = new WeakMap<Article, string>();
+
+/** The excerpt of one version of an article (see `excerpt`). */
+export function articleExcerpt(article: Article): string {
+  let e = excerpts.get(article);
+  if (e === undefined) excerpts.set(article, (e = excerpt(article.body)));
+  return e;
+}
+
+/** The first words of the body as plain text, without Markdown marks. Linear in the body's length. */
 export function excerpt(body: string, max = 160): string {
   const plain = body
     .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // links and images: their text
+    // Links and images: their text. The label stops at a bracket and the address at a parenthesis, so
+    // a failed try never scans past the next one: linear, where `[^)]*` took the square of `[](`×n.
+    .replace(/!?\[([^[\]]*)\]\([^()]*\)/g, '$1')
     .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '') // headings, quotes, list markers
     .replace(/(\*\*|__|\*|_|`|~~)/g, '') // emphasis and code marks
     .replace(/\s+/g, ' ')

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runMainInTerminal, startChild, type ChildServer } from '../test-support/child-server.js';
+import { startChild, type ChildServer } from '../test-support/child-server.js';
 
 const SECRET_KEY = /sk_live_[A-Za-z0-9]{32}/;
 const PUBLIC_KEY = /pk_live_[A-Za-z0-9]{32}/;
@@ -50,7 +50,7 @@ describe('the first start', () => {
 
   it('prints the secret key to a terminal and writes no file', async () => {
     const dir = await dataDir();
-    const child = await startChild({ TICKETING_DATA_DIR: dir }, 20_000, runMainInTerminal);
+    const child = await startChild({ TICKETING_DATA_DIR: dir }, 20_000, { terminal: true });
     cleanup.push(() => stop(dir, child));
     const out = child.output();
     const sk = SECRET_KEY.exec(out)?.[0];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KeyKind, KeyMode, StoredKey } from '../model/index.js';
-import { newId, randomToken } from '../store/ids.js';
+import { newId, randomToken } from '../model/index.js';
 
 export type { KeyKind, KeyMode };
 

@@ -78,7 +78,7 @@ export const MODULE_FEATURES: Record<ModuleName, string> = {
 
 export const WebhookSettingsSchema = z.object({
   url: httpUrl().max(2000),
-  /** Write-only; reads show secret_set. Omitted keeps the stored one while the URL stays the same. */
+  /** Write-only: becomes this URL's entry in webhook_secrets; reads show secret_set. */
   secret: z.string().min(16, 'must be at least 16 characters').max(200).optional(),
   events: z.array(z.enum(TICKET_EVENTS)).default([...TICKET_EVENTS]),
 });

@@ -1,9 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AppendLog } from '../store/append-log.js';
 import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../model/index.js';
 import type { JobKind, KeyMode, OutboxEntry, SettledState } from '../model/index.js';
 import type { LogStore } from '../store/log-store.js';
 
@@ -51,6 +52,9 @@ export class Outbox {
   private senders = new Map<JobKind, Sender>();
   private running: Promise<void> | undefined;
   private again = false;
+  private inFlight = new Set<Job>();
+  /** Set by stop(): no new sends; 'closed' once stop() has recorded what was in flight. */
+  private stopped: false | 'stopping' | 'closed' = false;
 
   private constructor(
     private readonly dir: string,
@@ -155,6 +159,7 @@ export class Outbox {
 
   /** Sends every job that is due; one pass at a time, a call during a pass runs another after it. */
   process(): Promise<void> {
+    if (this.stopped) return Promise.resolve(); // what is queued now goes out after the restart
     if (this.running) {
       this.again = true;
       return this.running;
@@ -165,16 +170,16 @@ export class Outbox {
         const now = this.clock().getTime();
         const due = [...this.jobs.values()].filter((j) => Date.parse(j.next_attempt_at) <= now);
         // A few at a time: a burst of due jobs (after an SMTP outage, a restart) must not open a
-        // connection or a request per job at once.
+        // connection or a request per job at once. None is started once the outbox is stopping.
         const worker = async () => {
-          for (let j = due.shift(); j; j = due.shift()) {
+          for (let j = due.shift(); j && !this.stopped; j = due.shift()) {
             await this.attempt(j).catch((err: unknown) =>
               this.logger.error({ job: j!.id, err }, 'outbox: attempt failed'),
             );
           }
         };
         await Promise.all(Array.from({ length: OUTBOX_CONCURRENCY }, worker));
-      } while (this.again);
+      } while (this.again && !this.stopped);
     })().finally(() => (this.running = undefined));
     return this.running;
   }
@@ -183,11 +188,14 @@ export class Outbox {
     const sender = this.senders.get(job.kind);
     if (!sender) return;
     job.attempts++;
+    this.inFlight.add(job);
     try {
       await sender(job);
+      if (this.stopped === 'closed') return; // recorded by stop(): sent again after the restart
       this.jobs.delete(job.id);
       await unlinkDurable(this.path(job.id));
     } catch (err) {
+      if (this.stopped === 'closed') return;
       const delays = BACKOFF[job.kind];
       const delay = delays[job.attempts - 1];
       job.last_error = err instanceof Error ? err.message : String(err);
@@ -211,7 +219,32 @@ export class Outbox {
       await writeFileDurable(this.path(job.id), JSON.stringify(job)).catch((e: unknown) =>
         this.logger.error({ job: job.id, err: e }, 'outbox: could not record the retry'),
       );
+    } finally {
+      this.inFlight.delete(job);
     }
+  }
+
+  /**
+   * For shutdown: starts no more sends, gives those in flight `graceMs` to end, and records the ones
+   * still on their way as an attempt cut short, due at once: after the restart they are sent again
+   * (a receiver may see one twice; none is lost). Queued jobs are on disk already.
+   */
+  async stop(graceMs: number) {
+    this.stopped = 'stopping';
+    const timer = new AbortController();
+    await Promise.race([this.idle(), sleep(graceMs, undefined, { signal: timer.signal }).catch(() => {})]);
+    timer.abort();
+    const now = this.clock().toISOString();
+    await Promise.all(
+      [...this.inFlight].map((job) => {
+        job.last_error = 'interrupted by shutdown';
+        job.next_attempt_at = now;
+        return writeFileDurable(this.path(job.id), JSON.stringify(job)).catch((err: unknown) =>
+          this.logger.error({ job: job.id, err }, 'outbox: could not record the interrupted attempt'),
+        );
+      }),
+    );
+    this.stopped = 'closed';
   }
 
   /** Waits for a pass in progress (shutdown, tests). */

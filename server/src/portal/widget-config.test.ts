@@ -100,7 +100,7 @@ describe('secrets never leave', () => {
               {
                 name: 'webhooks',
                 enabled: true,
-                settings: { url: 'http://127.0.0.1:9/h', secret: `${CANARY}-webhook-0123` },
+                settings: { url: 'https://hooks.example/h', secret: `${CANARY}-webhook-0123` },
               },
             ],
           },
@@ -149,6 +149,7 @@ describe('secrets never leave', () => {
         'audit',
         'webhook_log',
         'outbox',
+        'webhook_secrets',
         'nope',
       ];
       for (const key of keys) {

@@ -24,9 +24,9 @@ const DOCUMENTED: Record<number, string[]> = {
   ],
   405: ['method_not_allowed'],
   409: ['no_close_request', 'ticket_closed', 'status_in_use', 'idempotency_key_reused'],
-  413: ['file_too_large', 'payload_too_large'],
+  413: ['file_too_large', 'payload_too_large', 'ticket_quota_exceeded'],
   415: ['unsupported_file_type', 'unsupported_media_type'],
-  429: ['rate_limited'],
+  429: ['rate_limited', 'upload_quota_exceeded'],
 };
 const PATHS = [
   'create',
@@ -149,6 +149,99 @@ const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   ),
 })).v;
 
+// Hand-built multipart bodies: what no FormData produces, and what a fuzzer sends (parts without a
+// name or with an empty one, files in any field, broken and mismatched boundaries, cut-off bodies,
+// garbage, odd headers and charsets).
+// Each fault in one body out of five, so that most bodies get far enough for the next one to matter.
+const sometimes = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: arb, weight: 1 });
+const mostly = <T>(usual: T, ...others: T[]) =>
+  fc.oneof({ arbitrary: fc.constant(usual), weight: 4 }, { arbitrary: fc.constantFrom(...others), weight: 1 });
+const partName = fc.oneof(
+  fc.constantFrom(
+    ...FIELDS,
+    '',
+    'file',
+    'attachments[]',
+    'attachments',
+    'fields[order]',
+    'fields[constructor]',
+    '__proto__[polluted]',
+    'fields[__proto__]',
+    'a[b][c]',
+    '[]',
+    'x'.repeat(300),
+  ),
+  fc.string({ maxLength: 40 }),
+);
+const rawPart = fc.record({
+  disposition: mostly('form-data', 'FORM-DATA', 'attachment', ''),
+  name: fc.option(partName, { nil: undefined }), // undefined: no name parameter at all
+  quoting: mostly('quoted', 'bare', 'extended'),
+  filename: sometimes(fc.oneof(text, fc.constant(''))),
+  headers: fc.array(
+    fc.constantFrom(
+      'Content-Type: text/plain',
+      'Content-Type: application/octet-stream',
+      'Content-Type: text/plain; charset=x-nope',
+      'Content-Type: text/plain; charset=utf-16le',
+      'Content-Transfer-Encoding: base64',
+      'no colon here',
+      `X-Pad: ${'p'.repeat(20_000)}`,
+      'X-A: b\r\n'.repeat(200).slice(0, -2),
+    ),
+    { maxLength: 1 },
+  ),
+  value: fc.oneof(text, fc.uint8Array({ maxLength: 200 })),
+});
+const rawMultipart = fc.record({
+  boundary: mostly('fuzz-boundary', 'b', 'x'.repeat(70), 'x'.repeat(71), 'has space'),
+  header: mostly<'same' | 'quoted' | 'missing' | 'empty' | 'other'>('same', 'quoted', 'missing', 'empty', 'other'),
+  preamble: sometimes(fc.uint8Array({ maxLength: 40 })),
+  parts: fc.array(rawPart, { minLength: 1, maxLength: 6 }),
+  ending: mostly('final', 'none', 'no-dashes', 'lf-only'),
+  cut: sometimes(fc.nat()), // the body stops here
+  garbage: sometimes(fc.tuple(fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 40 }))),
+});
+
+function rawMultipartBody(m: typeof rawMultipart extends fc.Arbitrary<infer T> ? T : never, ticket: string) {
+  const contentType = {
+    same: `multipart/form-data; boundary=${m.boundary}`,
+    quoted: `multipart/form-data; boundary="${m.boundary}"`,
+    missing: 'multipart/form-data',
+    empty: 'multipart/form-data; boundary=',
+    other: 'multipart/form-data; boundary=not-the-one',
+  }[m.header];
+  const chunks: Buffer[] = [];
+  if (m.preamble) chunks.push(Buffer.from(m.preamble));
+  const parts = [...m.parts, { ...m.parts[0]!, name: 'ticket_id', value: ticket, filename: undefined }];
+  for (const p of m.parts.length ? parts : []) {
+    let disposition = p.disposition;
+    const param = (key: string, v: string) =>
+      p.quoting === 'quoted'
+        ? `; ${key}="${v}"`
+        : p.quoting === 'bare'
+          ? `; ${key}=${v}`
+          : `; ${key}*=UTF-8''${encodeURIComponent(v)}`;
+    if (p.name !== undefined) disposition += param('name', p.name);
+    if (p.filename !== undefined) disposition += param('filename', p.filename);
+    const headers = [`Content-Disposition: ${disposition}`, ...p.headers].join('\r\n');
+    chunks.push(Buffer.from(`--${m.boundary}\r\n${headers}\r\n\r\n`, 'utf8'));
+    chunks.push(typeof p.value === 'string' ? Buffer.from(p.value, 'utf8') : Buffer.from(p.value));
+    chunks.push(Buffer.from('\r\n'));
+  }
+  if (m.ending === 'final') chunks.push(Buffer.from(`--${m.boundary}--\r\n`));
+  if (m.ending === 'no-dashes') chunks.push(Buffer.from(`--${m.boundary}\r\n`));
+  let body = Buffer.concat(chunks);
+  if (m.ending === 'lf-only') body = Buffer.from(body.toString('latin1').replace(/\r\n/g, '\n'), 'latin1');
+  if (m.garbage) {
+    const at = m.garbage[0] % (body.length + 1);
+    body = Buffer.concat([body.subarray(0, at), Buffer.from(m.garbage[1]), body.subarray(at)]);
+  }
+  if (m.cut !== undefined) body = body.subarray(0, m.cut % (body.length + 1));
+  return { contentType, body };
+}
+
 // Mostly each endpoint's own method, so most requests get past routing into keys, bodies and lookups.
 const OWN: Record<string, string> = {
   list: 'GET',
@@ -168,7 +261,11 @@ const request = fc.record({
   ),
   path: fc.constantFrom(...PATHS),
   key: fc.constantFrom('pk', 'sk', 'pkTest', 'skTest', 'none', 'bad', 'garbage'),
-  encoding: fc.constantFrom('json', 'form', 'multipart', 'text', 'none', 'broken-json'),
+  encoding: fc.oneof(
+    { arbitrary: fc.constantFrom('json', 'form', 'multipart', 'text', 'none', 'broken-json'), weight: 6 },
+    { arbitrary: fc.constant('raw-multipart'), weight: 2 },
+  ),
+  raw: rawMultipart,
   body: fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 6 }),
   query: fc.dictionary(fc.constantFrom(...FIELDS), text, { maxKeys: 3 }),
   useTicket: fc.boolean(),
@@ -208,7 +305,7 @@ function build(raw: Req) {
   // Header values are bytes: what a client can send at all (fetch refuses anything above \xff).
   if (r.idempotency !== undefined)
     headers['Idempotency-Key'] = r.idempotency.replace(/[^\x20-\x7e\x80-\xff]/g, '').slice(0, 300) || 'k';
-  let payload: string | FormData | URLSearchParams | undefined;
+  let payload: string | FormData | URLSearchParams | Buffer | undefined;
   if (r.method !== 'GET' && r.method !== 'OPTIONS') {
     if (r.encoding === 'json') {
       headers['Content-Type'] = 'application/json';
@@ -229,6 +326,10 @@ function build(raw: Req) {
       if (r.file)
         form.append(r.path === 'upload' ? 'file' : 'attachments[]', new Blob([r.file.data]), r.file.name || 'f');
       payload = form;
+    } else if (r.encoding === 'raw-multipart') {
+      const raw = rawMultipartBody(r.raw, r.useTicket ? ticketId : 'tkt_x');
+      headers['Content-Type'] = raw.contentType;
+      payload = raw.body;
     } else if (r.encoding === 'text') {
       headers['Content-Type'] = 'text/plain';
       payload = JSON.stringify(body);

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { notFound, validationError } from '../http/errors.js';
 import type { AgentInputSchema, StoredAgent } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../model/index.js';
 import { hashPassword } from './passwords.js';
 
 /**

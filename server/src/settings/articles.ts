@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { notFound } from '../http/errors.js';
 import type { Article, ArticleInputSchema } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../model/index.js';
 
 /** Creates a knowledge-base article (no `id`) or replaces one (`id`; 404 when unknown). */
 export async function upsertArticle(

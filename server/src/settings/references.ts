@@ -1,7 +1,17 @@
 import type { ErrorDetail } from '../http/errors.js';
 import { PRIORITIES, type Action, type ConfigData } from '../model/index.js';
+import { isLocalUrl } from '../webhooks/addresses.js';
 
-function checkActions(actions: Action[], data: ConfigData, at: string, out: ErrorDetail[]) {
+export interface ReferenceOptions {
+  /** TICKETING_WEBHOOKS_ALLOW_LOCAL: webhook URLs may name local addresses. */
+  allowLocalWebhooks: boolean;
+}
+
+const LOCAL_WEBHOOK =
+  'points at a loopback, private or link-local address, which webhooks may not call ' +
+  '(the operator allows it with TICKETING_WEBHOOKS_ALLOW_LOCAL=on)';
+
+function checkActions(actions: Action[], data: ConfigData, at: string, out: ErrorDetail[], opts: ReferenceOptions) {
   actions.forEach((a, i) => {
     const param = `${at}.actions.${i}.value`;
     if (a.type === 'set_status' && !data.statuses.some((s) => s.id === a.value))
@@ -14,6 +24,8 @@ function checkActions(actions: Action[], data: ConfigData, at: string, out: Erro
       out.push({ param, message: 'must be an email address' });
     if (a.type === 'webhook' && !/^https?:\/\/\S+$/.test(a.value))
       out.push({ param, message: 'must be an http or https URL' });
+    else if (a.type === 'webhook' && !opts.allowLocalWebhooks && isLocalUrl(a.value))
+      out.push({ param, message: LOCAL_WEBHOOK });
     if (a.type === 'add_tag' && !(a.value.trim().length > 0 && a.value.length <= 50))
       out.push({ param, message: 'must be a tag name of 1-50 characters' });
   });
@@ -21,9 +33,10 @@ function checkActions(actions: Action[], data: ConfigData, at: string, out: Erro
 
 /**
  * Checks that what a resource refers to exists in the configuration it is about to join: a macro's
- * status, an autoclose status, a rule's target status or agent. Run on the whole next configuration.
+ * status, an autoclose status, a rule's target status or agent; and that no webhook URL names a local
+ * address where that can be known without DNS. Run on the whole next configuration.
  */
-export function checkReferences(resource: string, data: ConfigData): ErrorDetail[] {
+export function checkReferences(resource: string, data: ConfigData, opts: ReferenceOptions): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   const statusIds = new Set(data.statuses.map((s) => s.id));
   if (resource === 'macros') {
@@ -37,9 +50,15 @@ export function checkReferences(resource: string, data: ConfigData): ErrorDetail
       if (!statusIds.has(s)) out.push({ param: `statuses.${i}`, message: `"${s}" is not a configured status` });
     });
   }
-  if (resource === 'rules') data.rules.forEach((r, i) => checkActions(r.actions, data, `rules.${i}`, out));
+  if (resource === 'rules') data.rules.forEach((r, i) => checkActions(r.actions, data, `rules.${i}`, out, opts));
   if (resource === 'escalation')
-    data.escalation.forEach((e, i) => checkActions(e.actions, data, `escalation.${i}`, out));
+    data.escalation.forEach((e, i) => checkActions(e.actions, data, `escalation.${i}`, out, opts));
+  if (resource === 'modules' && !opts.allowLocalWebhooks) {
+    data.modules.forEach((m, i) => {
+      if (m.name === 'webhooks' && m.settings && isLocalUrl(m.settings.url))
+        out.push({ param: `modules.${i}.settings.url`, message: LOCAL_WEBHOOK });
+    });
+  }
   return out;
 }
 

@@ -21,17 +21,26 @@ import {
   TagsSchema,
   TurnstileSchema,
   TurnstileViewSchema,
+  createdSecrets,
   type ConfigData,
 } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import { checkReferences, statusUsesInConfig } from './references.js';
-import { withSmtpPass, withTurnstileSecret, withWebhookSecret } from './secrets.js';
+import { withSmtpPass, withTurnstileSecret } from './secrets.js';
 import { mailView, modulesView, turnstileView } from './views.js';
 
 /** What a write may need to know beyond the configuration. */
 export interface WriteContext {
   /** Tickets (live and test) that still have a status. */
   ticketsWithStatus(status: string): Promise<number>;
+  /** TICKETING_WEBHOOKS_ALLOW_LOCAL: webhook URLs may name local addresses. */
+  allowLocalWebhooks: boolean;
+}
+
+/** What a write made: the configuration, and the webhook secrets it generated (shown this once). */
+export interface Written {
+  data: ConfigData;
+  created: { url: string; secret: string }[];
 }
 
 /**
@@ -47,7 +56,7 @@ export interface ConfigResource {
   view: z.ZodType;
   read(data: ConfigData): unknown;
   /** Validates `body` (400), keeps write-only secrets, checks what it refers to (400, 409), writes. */
-  write(store: ConfigStore, body: Record<string, unknown>, context: WriteContext): Promise<ConfigData>;
+  write(store: ConfigStore, body: Record<string, unknown>, context: WriteContext): Promise<Written>;
 }
 
 type Name = Exclude<keyof ConfigData, 'version' | 'portal' | 'keys' | 'agents' | 'kb'>;
@@ -64,28 +73,32 @@ function resource<K extends Name>(
   schema: z.ZodType<ConfigData[K]>,
   options: {
     /** The read form, when it differs from the stored one (write-only secrets). */
-    view?: { schema: z.ZodType; read(value: ConfigData[K]): unknown };
+    view?: { schema: z.ZodType; read(data: ConfigData): unknown };
     /** Makes the stored value from the one written: keeps write-only secrets (settings/secrets.ts). */
     prepare?(next: ConfigData[K], current: ConfigData): ConfigData[K];
     /** A check against the tickets, before anything is written. */
     check?(next: ConfigData[K], current: ConfigData, context: WriteContext): Promise<void>;
+    /** Webhook URLs the write gives a secret itself (not reported as generated). */
+    givesSecrets?(value: ConfigData[K]): string[];
   } = {},
 ): ConfigResource {
   return {
     kind,
     input: kind === 'list' ? z.object({ [name]: schema }) : schema,
     view: options.view?.schema ?? schema,
-    read: (data) => (options.view ? options.view.read(data[name]) : data[name]),
+    read: (data) => (options.view ? options.view.read(data) : data[name]),
     async write(store, body, context) {
       const given = kind === 'list' ? validate(schema, body[name], name) : validate(schema, body);
       const current = store.get();
       await options.check?.(given, current, context);
       const value = options.prepare ? options.prepare(given, current) : given;
-      const refs = checkReferences(name, { ...current, [name]: value });
+      const refs = checkReferences(name, { ...current, [name]: value }, context);
       if (refs.length) throw invalid(refs);
-      return store.update((d) => {
+      const data = await store.update((d) => {
         d[name] = value;
       });
+      // A webhook URL new to the configuration got a secret: this answer is the one place it is shown.
+      return { data, created: createdSecrets(current, data, new Set(options.givesSecrets?.(value) ?? [])) };
     },
   };
 }
@@ -114,7 +127,8 @@ export const CONFIG_RESOURCES = {
   escalation: resource('escalation', 'list', EscalationsSchema),
   modules: resource('modules', 'list', ModulesSchema, {
     view: { schema: ModulesViewSchema, read: modulesView },
-    prepare: (next, current) => withWebhookSecret(next, current.modules),
+    givesSecrets: (modules) =>
+      modules.flatMap((m) => (m.name === 'webhooks' && m.settings?.secret !== undefined ? [m.settings.url] : [])),
   }),
   design: resource('design', 'object', DesignSchema),
   sla: resource('sla', 'object', SlaSchema),
@@ -124,11 +138,11 @@ export const CONFIG_RESOURCES = {
   business_hours: resource('business_hours', 'object', BusinessHoursSchema),
   form: resource('form', 'object', FormSchema),
   mail: resource('mail', 'object', MailSchema, {
-    view: { schema: MailViewSchema, read: mailView },
+    view: { schema: MailViewSchema, read: (data) => mailView(data.mail) },
     prepare: (next, current) => ({ ...next, smtp: withSmtpPass(next.smtp, current.mail.smtp) }),
   }),
   turnstile: resource('turnstile', 'object', TurnstileSchema, {
-    view: { schema: TurnstileViewSchema, read: turnstileView },
+    view: { schema: TurnstileViewSchema, read: (data) => turnstileView(data.turnstile) },
     prepare: (next, current) => withTurnstileSecret(next, current.turnstile),
   }),
 } satisfies Record<string, ConfigResource>;

@@ -1,7 +1,8 @@
 import type { ConfigData } from '../model/index.js';
 
 /**
- * The one rule for write-only secrets (SMTP password, Turnstile secret, webhook signing secrets): a
+ * The one rule for write-only secrets (SMTP password, Turnstile secret; webhook signing secrets
+ * belong to their URL, see model/webhook-secrets.ts): a
  * write that omits the secret keeps the stored one, `null` or `""` removes it, and a stored secret
  * never follows a changed destination. When the place the secret is presented to changes (another
  * SMTP host, port or user; another webhook URL), the stored secret is forgotten unless the same write
@@ -18,7 +19,6 @@ export function keepSecret(
 }
 
 type Smtp = ConfigData['mail']['smtp'];
-type WebhooksModule = Extract<ConfigData['modules'][number], { name: 'webhooks' }>;
 const hostOf = (h: string | null) => (h ?? '').trim().toLowerCase();
 
 /** The SMTP password is presented to one host and port, for one user. */
@@ -35,14 +35,3 @@ export const withTurnstileSecret = (next: ConfigData['turnstile'], current: Conf
   ...next,
   secret: keepSecret(next.secret, current.secret, true),
 });
-
-/** The webhooks module's signing secret stays with its URL. */
-export function withWebhookSecret(next: ConfigData['modules'], current: ConfigData['modules']): ConfigData['modules'] {
-  const stored = current.find((m): m is WebhooksModule => m.name === 'webhooks')?.settings;
-  return next.map((m) => {
-    if (m.name !== 'webhooks' || !m.settings) return m;
-    const secret = keepSecret(m.settings.secret, stored?.secret, stored?.url === m.settings.url);
-    const { secret: _given, ...settings } = m.settings;
-    return { ...m, settings: secret ? { ...settings, secret } : settings };
-  });
-}

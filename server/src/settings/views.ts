@@ -1,4 +1,4 @@
-import type { AgentView, ConfigData, StoredAgent } from '../model/index.js';
+import { secretFor, webhookUses, type AgentView, type ConfigData, type StoredAgent } from '../model/index.js';
 
 // Secrets go in and never come out: every read of the configuration passes through these.
 
@@ -29,10 +29,16 @@ export function turnstileView(t: ConfigData['turnstile']) {
   return { ...rest, secret_set: Boolean(secret) };
 }
 
-export function modulesView(modules: ConfigData['modules']) {
-  return modules.map((m) => {
+export function modulesView(data: ConfigData) {
+  return data.modules.map((m) => {
     if (m.name !== 'webhooks' || !m.settings) return m;
-    const { secret, ...settings } = m.settings;
-    return { ...m, settings: { ...settings, secret_set: Boolean(secret) } };
+    const { secret: _secret, ...settings } = m.settings;
+    return { ...m, settings: { ...settings, secret_set: Boolean(secretFor(data, settings.url)) } };
   });
+}
+
+/** Which URLs have a secret, and what uses them; never the secret itself. */
+export function webhookSecretsView(data: ConfigData) {
+  const uses = webhookUses(data);
+  return data.webhook_secrets.map((s) => ({ url: s.url, secret_set: true as const, used_by: uses.get(s.url) ?? [] }));
 }

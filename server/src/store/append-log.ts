@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { LogStore } from './log-store.js';
+import { gated } from './write-gate.js';
 
 const KEEP_IN_MEMORY = 500; // the most a log read may ask for
 
@@ -14,11 +15,14 @@ export class AppendLog<T> implements LogStore<T> {
   private waiting: { entry: T; done: () => void; fail: (err: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
 
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(
+    private readonly handle: FileHandle,
+    private readonly path: string,
+  ) {}
 
   static async open<T>(path: string): Promise<AppendLog<T>> {
     const handle = await open(path, 'a+', 0o600);
-    const log = new AppendLog<T>(handle);
+    const log = new AppendLog<T>(handle, path);
     const text = await readTail(handle, 1024 * 1024);
     for (const line of text.split('\n')) {
       if (!line) continue;
@@ -43,8 +47,11 @@ export class AppendLog<T> implements LogStore<T> {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0);
       try {
-        await this.handle.write(batch.map((b) => `${JSON.stringify(b.entry)}\n`).join(''));
-        await this.handle.datasync();
+        // Whole lines only, and through the write gate: a backup cuts the file between batches.
+        await gated(this.path, async () => {
+          await this.handle.write(batch.map((b) => `${JSON.stringify(b.entry)}\n`).join(''));
+          await this.handle.datasync();
+        });
         for (const b of batch) this.recentEntries.push(b.entry);
         if (this.recentEntries.length > KEEP_IN_MEMORY * 2)
           this.recentEntries = this.recentEntries.slice(-KEEP_IN_MEMORY);

@@ -10,7 +10,12 @@ import { StartupError } from './startup-error.js';
  * lowdb's own JSONFile adapter renames without fsync; this one writes durably, and refuses to start
  * on a file that does not parse instead of treating it as empty (which would lose the configuration).
  */
+const serialize = (data: ConfigData) => JSON.stringify(data, null, 2) + '\n';
+
 class DurableJsonFile implements Adapter<ConfigData> {
+  /** The file holds an older shape than the one read from it (a resource missing, a secret to move). */
+  outdated = false;
+
   constructor(private readonly path: string) {}
 
   async read(): Promise<ConfigData | null> {
@@ -38,11 +43,12 @@ class DurableJsonFile implements Adapter<ConfigData> {
         'Restore it from a backup or fix it by hand; the server has not changed it.',
       );
     }
+    this.outdated = serialize(parsed.data) !== text;
     return parsed.data;
   }
 
   write(data: ConfigData): Promise<void> {
-    return writeFileDurable(this.path, JSON.stringify(data, null, 2) + '\n');
+    return writeFileDurable(this.path, serialize(data));
   }
 }
 
@@ -51,13 +57,18 @@ class DurableJsonFile implements Adapter<ConfigData> {
  * in-memory `Memory` adapter in unit tests. Writes are queued one after another; each is checked
  * against the schema whole and written before it becomes current.
  */
-export async function lowConfigStore(db: Low<ConfigData>): Promise<ConfigStore> {
+export async function lowConfigStore(
+  db: Low<ConfigData>,
+  options: { /** Whether what was read is in an older shape than the current one. */ outdated?: () => boolean } = {},
+): Promise<ConfigStore> {
   // Read through the adapter rather than db.read(), which keeps the default on an empty store: an empty
   // store is the first start, whose keys are created and printed.
   const stored = await db.adapter.read();
   const created = stored === null;
   db.data = stored ?? ConfigDataSchema.parse({});
-  if (created) await db.write();
+  // Written back in the current shape at once (and a fresh one written at all): what reading generated
+  // (a webhook URL's new signing secret) must be the same after the next restart.
+  if (created || options.outdated?.()) await db.write();
   const listeners: ((data: ConfigData) => void)[] = [];
   let queue: Promise<unknown> = Promise.resolve();
   return {
@@ -82,7 +93,6 @@ export async function lowConfigStore(db: Low<ConfigData>): Promise<ConfigStore> 
 
 /** data/config.json, read (and checked) once at start, written durably on every change. */
 export function openConfigFile(dataDir: string): Promise<ConfigStore> {
-  return lowConfigStore(
-    new Low<ConfigData>(new DurableJsonFile(join(dataDir, 'config.json')), ConfigDataSchema.parse({})),
-  );
+  const file = new DurableJsonFile(join(dataDir, 'config.json'));
+  return lowConfigStore(new Low<ConfigData>(file, ConfigDataSchema.parse({})), { outdated: () => file.outdated });
 }

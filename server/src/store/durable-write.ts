@@ -1,7 +1,8 @@
 import { mkdir, open, rename, unlink, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { faultPoint } from './faults.js';
-import { randomToken } from './ids.js';
+import { randomToken } from '../model/index.js';
+import { gated } from './write-gate.js';
 
 export const TEMP_SUFFIX = '.tmp';
 
@@ -16,8 +17,13 @@ export const makeDir = (path: string) => mkdir(path, { recursive: true, mode: DI
 /**
  * Writes `data` to `path` so that a crash leaves either the old file or the new one, never half:
  * temp file, fsync, rename over the target, fsync of the directory (so the rename itself is on disk).
+ * Through the write gate, so a backup sees the write whole or not at all.
  */
-export async function writeFileDurable(path: string, data: string | Uint8Array): Promise<void> {
+export function writeFileDurable(path: string, data: string | Uint8Array): Promise<void> {
+  return gated(path, () => writeDurable(path, data));
+}
+
+async function writeDurable(path: string, data: string | Uint8Array): Promise<void> {
   const temp = `${path}.${randomToken(8)}${TEMP_SUFFIX}`;
   faultPoint('open', temp);
   const handle = await open(temp, 'w', 0o600);
@@ -43,7 +49,11 @@ export async function writeFileDurable(path: string, data: string | Uint8Array):
 }
 
 /** Removes a file and makes the removal durable. Missing files are fine. */
-export async function unlinkDurable(path: string): Promise<void> {
+export function unlinkDurable(path: string): Promise<void> {
+  return gated(path, () => unlinkAndSync(path));
+}
+
+async function unlinkAndSync(path: string): Promise<void> {
   try {
     faultPoint('unlink', path);
     await unlink(path);

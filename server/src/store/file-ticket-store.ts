@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ticket } from '../model/index.js';
 import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable, syncDir } from './durable-write.js';
-import { isId } from './ids.js';
+import { isId } from '../model/index.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { StartupError } from './startup-error.js';
 import { TicketIndex } from './ticket-index.js';
@@ -15,6 +15,10 @@ import {
   type TicketChange,
   type TicketStore,
 } from './ticket-store.js';
+import { gated } from './write-gate.js';
+
+/** Removes a ticket's folder of files, through the write gate (a backup sees it whole or gone). */
+const removeTree = (dir: string) => gated(dir, () => rm(dir, { recursive: true, force: true }));
 
 /**
  * The ticket with the request's Idempotency-Key added to those it keeps; keys older than a day (past
@@ -219,8 +223,7 @@ export class FileTicketStore implements TicketStore {
         const path = this.ticketPath(ticket.id);
         await (previous ? writeFileDurable(path, JSON.stringify(previous)) : unlinkDurable(path)).catch(() => {});
       }
-      if (!previous && files.length)
-        await rm(join(this.filesDir, ticket.id), { recursive: true, force: true }).catch(() => {});
+      if (!previous && files.length) await removeTree(join(this.filesDir, ticket.id)).catch(() => {});
       throw err;
     }
   }
@@ -231,7 +234,7 @@ export class FileTicketStore implements TicketStore {
       await unlinkDurable(this.ticketPath(id));
       this.index.remove(id);
       this.cache.delete(id);
-      await rm(join(this.filesDir, id), { recursive: true, force: true });
+      await removeTree(join(this.filesDir, id));
       return true;
     });
   }

@@ -1,8 +1,18 @@
 import { createHash } from 'node:crypto';
-import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { randomToken } from './ids.js';
+import { randomToken } from '../model/index.js';
 
 export class LockError extends Error {}
 
@@ -52,8 +62,15 @@ const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuf
  * half-written lock. Where hard links are not supported, an exclusive open is the fallback.
  */
 function createExclusive(path: string, text: string): boolean {
+  // Taken already: say so without writing anything (a user who may not write here learns the same).
+  if (existsSync(path)) return false;
   const temp = `${path}.${randomToken(8)}.tmp`;
-  writeFileSync(temp, text, { mode: 0o600 });
+  try {
+    writeFileSync(temp, text, { mode: 0o600 });
+  } catch (err) {
+    // Report the lock's own path: the temp name means nothing to whoever reads the message.
+    throw Object.assign(err as Error, { path, message: (err as Error).message.replace(temp, path) });
+  }
   try {
     linkSync(temp, path);
     return true;
@@ -104,7 +121,13 @@ export function acquireLock(dataDir: string): DataDirLock {
         },
       };
     }
-    const seen = readText(path);
+    let seen: string | undefined;
+    try {
+      seen = readText(path);
+    } catch (err) {
+      // Held by a process of another user whose lock we may not read: it is not ours to take.
+      throw new LockError(`The data directory ${dataDir} is locked (${path}: ${code(err) ?? String(err)}).`);
+    }
     if (seen === undefined) continue; // released or taken over meanwhile: try again at once
     let holder: LockInfo | undefined;
     try {

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeForOthers } from './other-user.js';
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+const MAIN_BUILT = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface ChildServer {
@@ -11,21 +13,39 @@ export interface ChildServer {
   exited: Promise<number | null>;
 }
 
+export interface RunOptions {
+  /** Another user to run as (tests run as root in CI). */
+  as?: { uid: number; gid: number };
+  /** dist/main.js, as the systemd unit runs it, instead of src/main.ts through tsx. */
+  built?: boolean;
+}
+
 /** Runs the real entry point (src/main.ts through tsx) as its own process, as a user would. */
-export function runMain(env: Record<string, string>): {
+export function runMain(
+  env: Record<string, string>,
+  { as, built = false }: RunOptions = {},
+): {
   proc: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
 } {
-  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const node = as ? nodeForOthers() : process.execPath;
+  const proc = spawn(node, built ? [MAIN_BUILT] : ['--import', 'tsx', MAIN], {
     cwd: SERVER_DIR,
     env: { PATH: process.env.PATH, TICKETING_PORT: '0', TICKETING_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...as,
   });
   let out = '';
   proc.stdout!.on('data', (c) => (out += c));
   proc.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<number | null>((ok) => proc.on('exit', (code) => ok(code)));
+  const exited = new Promise<number | null>((ok) => {
+    proc.on('exit', (code) => ok(code));
+    proc.on('error', (err) => {
+      out += `could not run: ${err.message}\n`;
+      ok(null);
+    });
+  });
   return { proc, output: () => out, exited };
 }
 
@@ -52,9 +72,9 @@ export function runMainInTerminal(env: Record<string, string>): ReturnType<typeo
 export async function startChild(
   env: Record<string, string>,
   timeoutMs = 20_000,
-  run: typeof runMain = runMain,
+  options: RunOptions & { terminal?: boolean } = {},
 ): Promise<ChildServer> {
-  const child = run(env);
+  const child = options.terminal ? runMainInTerminal(env) : runMain(env, options);
   const url = await new Promise<string>((ok, fail) => {
     const timer = setTimeout(
       () => fail(new Error(`no "listening on" within ${timeoutMs} ms:\n${child.output()}`)),

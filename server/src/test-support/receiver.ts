@@ -12,7 +12,10 @@ export interface ReceivedRequest {
  * by default 200 with {"ok":true}.
  */
 export async function startReceiver(
-  respond: (req: ReceivedRequest, index: number) => { status: number; body?: unknown; delayMs?: number } = () => ({
+  respond: (
+    req: ReceivedRequest,
+    index: number,
+  ) => { status: number; body?: unknown; delayMs?: number; headers?: Record<string, string> } = () => ({
     status: 200,
   }),
 ) {
@@ -25,7 +28,7 @@ export async function startReceiver(
       received.push(entry);
       const answer = respond(entry, received.length - 1);
       const send = () => {
-        res.writeHead(answer.status, { 'Content-Type': 'application/json' });
+        res.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers });
         res.end(JSON.stringify(answer.body ?? { ok: true }));
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs).unref();

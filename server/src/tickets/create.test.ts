@@ -22,6 +22,14 @@ beforeAll(async () => {
         ],
       },
       { id: 'general', name: 'General', fields: [] },
+      {
+        id: 'words',
+        name: 'Words that are also property names',
+        fields: [
+          { id: 'constructor', label: 'Constructor', type: 'text', required: true },
+          { id: 'prototype', label: 'Prototype', type: 'text', required: true },
+        ],
+      },
     ];
   });
 });
@@ -183,6 +191,74 @@ describe('POST /create', () => {
     const res = await s.call('POST', '/create', { key: s.keys.pk, multipart: form });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_failed');
+  });
+
+  it('keeps custom fields named constructor and prototype through JSON, form and multipart', async () => {
+    const want = { constructor: 'Ada & Co', prototype: 'v2 prototype' };
+    const json = await s.call('POST', '/create', {
+      key: s.keys.pk,
+      json: ticketInput({ category: 'words', fields: want }),
+    });
+    const form = await s.call('POST', '/create', {
+      key: s.keys.pk,
+      form: {
+        ...(ticketInput() as Record<string, string>),
+        category: 'words',
+        'fields[constructor]': want.constructor,
+        'fields[prototype]': want.prototype,
+      },
+    });
+    const multipart = new FormData();
+    for (const [k, v] of Object.entries(ticketInput({ category: 'words' }))) multipart.append(k, v as string);
+    multipart.append('fields[constructor]', want.constructor);
+    multipart.append('fields[prototype]', want.prototype);
+    const parts = await s.call('POST', '/create', { key: s.keys.pk, multipart });
+    const asJsonText = new FormData();
+    for (const [k, v] of Object.entries(ticketInput({ category: 'words' }))) asJsonText.append(k, v as string);
+    asJsonText.append('fields', JSON.stringify(want));
+    const jsonText = await s.call('POST', '/create', { key: s.keys.pk, multipart: asJsonText });
+    for (const res of [json, form, parts, jsonText]) {
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.fields).toEqual(want);
+      const stored = await s.call('GET', `/ticket?id=${res.body.id}`);
+      expect(stored.body.fields).toEqual(want);
+    }
+  });
+
+  it('drops __proto__ alone, wherever it appears, and pollutes nothing', async () => {
+    const protoBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+    const json = await s.call('POST', '/create', {
+      key: s.keys.pk,
+      body: JSON.stringify(ticketInput({ category: 'words' })).replace(
+        /}$/,
+        ',"__proto__":{"polluted":true},"fields":{"__proto__":{"polluted":true},"constructor":"c","prototype":"p"}}',
+      ),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    const form = await s.call('POST', '/create', {
+      key: s.keys.pk,
+      form: {
+        ...(ticketInput() as Record<string, string>),
+        category: 'words',
+        '__proto__[polluted]': 'yes',
+        'fields[__proto__]': 'x',
+        'fields[constructor]': 'c',
+        'fields[prototype]': 'p',
+      },
+    });
+    const multipart = new FormData();
+    for (const [k, v] of Object.entries(ticketInput({ category: 'words' }))) multipart.append(k, v as string);
+    multipart.append('__proto__[polluted]', 'yes');
+    multipart.append('fields[__proto__]', 'x');
+    multipart.append('fields[constructor]', 'c');
+    multipart.append('fields[prototype]', 'p');
+    const parts = await s.call('POST', '/create', { key: s.keys.pk, multipart });
+    for (const res of [json, form, parts]) {
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.fields).toEqual({ constructor: 'c', prototype: 'p' });
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(protoBefore);
   });
 
   it('keeps live and test tickets apart', async () => {

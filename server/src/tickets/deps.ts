@@ -1,5 +1,6 @@
 import type { TurnstileVerifier } from '../abuse/turnstile.js';
 import type { TicketEvents } from '../events/events.js';
+import type { Quotas } from '../files/quota.js';
 import type { KeyMode } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import type { TicketStore } from '../store/ticket-store.js';
@@ -13,5 +14,7 @@ export interface TicketDeps {
   events: TicketEvents;
   idempotency: IdempotencyCache;
   turnstile: TurnstileVerifier;
+  /** Files and bytes per ticket and per address and hour, and the free-space floor. */
+  quotas: Quotas;
   clock: () => Date;
 }

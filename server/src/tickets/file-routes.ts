@@ -5,12 +5,12 @@ import { id, optional } from '../http/coerce.js';
 import { notFound, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import { AttachmentSchema, type Attachment } from '../model/index.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../model/index.js';
 import type { TicketDeps } from './deps.js';
 import { findTicket, ownerCheck } from './lookup.js';
 import { ownerEmail } from './schema.js';
 
-const route = routeFor<Pick<TicketDeps, 'configStore' | 'tickets' | 'events' | 'clock'>>();
+const route = routeFor<Pick<TicketDeps, 'configStore' | 'tickets' | 'events' | 'clock' | 'quotas'>>();
 
 const UploadInput = z.object({
   ticket_id: id,
@@ -39,17 +39,24 @@ const upload = route({
   path: '/upload',
   access: 'customer',
   module: 'uploads',
+  stores: 'files',
   summary: 'Upload a file to a ticket or one of its replies',
   description:
     'At most 5,242,880 bytes; jpg, png, gif, webp, pdf, txt, log, json, csv or zip, decided by extension and content.',
   body: { schema: UploadInput, encodings: ['multipart'], files: { fields: ['file'], max: 1, required: true } },
   responses: { 201: { description: 'The stored attachment', schema: AttachmentSchema } },
-  errors: { 404: ['ticket_not_found'], 413: ['file_too_large'], 415: ['unsupported_file_type'] },
-  async handler({ actor, body: input, files }, deps) {
+  errors: {
+    404: ['ticket_not_found'],
+    413: ['file_too_large', 'ticket_quota_exceeded'],
+    415: ['unsupported_file_type'],
+    429: ['upload_quota_exceeded'],
+  },
+  async handler({ actor, body: input, files, ip }, deps) {
     const file = files[0];
     if (!file) throw validationError('file', 'is required');
     const owns = ownerCheck(actor, input.email);
     const checked = await checkFile(file, 'file');
+    deps.quotas.charge(actor, ip, [checked.data.length]);
     let attachment: Attachment | undefined;
     const updated = await deps.tickets[actor.mode].update(input.ticket_id, (current) => {
       const ticket = structuredClone(owns(current));
@@ -70,6 +77,7 @@ const upload = route({
       } else {
         ticket.attachments.push(attachment);
       }
+      deps.quotas.checkTicket(current, [checked.data.length], 'file');
       ticket.updated_at = at;
       return { ticket, files: [{ id: attachment.id, data: checked.data }] };
     });

@@ -15,7 +15,7 @@ import {
   type RequestActor,
   type Ticket,
 } from '../model/index.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../model/index.js';
 import type { IdempotencyRecord, StoredTicket } from '../store/ticket-store.js';
 import type { TicketDeps } from './deps.js';
 import { checkFields } from './fields.js';
@@ -100,6 +100,7 @@ const create = route({
   path: '/create',
   access: 'customer',
   rateLimit: 'create',
+  stores: 'files',
   summary: 'Create a ticket',
   description:
     'JSON, a form, or multipart with up to 10 files in attachments[] (each checked as /upload checks a file). ' +
@@ -110,8 +111,9 @@ const create = route({
   errors: {
     403: ['blocked', 'module_disabled', 'captcha_failed'],
     409: ['idempotency_key_reused'],
-    413: ['file_too_large'],
+    413: ['file_too_large', 'ticket_quota_exceeded'],
     415: ['unsupported_file_type'],
+    429: ['upload_quota_exceeded'],
   },
   async handler({ actor, body: input, fields, files: uploads, ip, header }, deps) {
     const config = deps.configStore.get();
@@ -128,13 +130,17 @@ const create = route({
     }
     const files: CheckedFile[] = [];
     for (const [i, f] of uploads.entries()) files.push(await checkFile(f, `attachments[${i}]`));
+    const sizes = files.map((f) => f.data.length);
+    deps.quotas.checkTicket(undefined, sizes, 'attachments[]');
     if (customer) {
       checkBlocklists(config.blocklists, { ip, email: input.email, texts: [input.name, input.subject, input.message] });
     }
 
     const fingerprint = { ...fields, files: uploads.map((f) => [f.filename, f.data]) };
     const ticket = await idempotent(deps, actor, 'create', header('Idempotency-Key'), fingerprint, async (record) => {
-      // Inside the idempotent block: a retry gets the first answer without spending a second token.
+      // Inside the idempotent block: a retry gets the first answer without being charged for its files
+      // again or spending a second token.
+      deps.quotas.charge(actor, ip, sizes);
       if (customer && config.turnstile.enabled) {
         await deps.turnstile(config.turnstile.secret, input['cf-turnstile-response'], ip);
       }
@@ -239,6 +245,7 @@ const reply = route({
   method: 'post',
   path: '/reply',
   access: 'customer',
+  stores: 'text',
   summary: 'Reply to a ticket',
   description:
     'With a public key the reply is the customer’s; with a secret key it is support’s (from_customer ' +

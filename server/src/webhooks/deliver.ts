@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
-import type { ConfigData } from '../model/index.js';
-import type { Ticket } from '../model/index.js';
+import { secretFor, type ConfigData, type Ticket } from '../model/index.js';
 import type { TicketEventType } from '../events/events.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../model/index.js';
 import type { Job, Outbox } from '../outbox/outbox.js';
 import type { KeyMode } from '../store/ticket-store.js';
 import { fullView } from '../tickets/views.js';
+import { postWebhook, type Outcome } from './destination.js';
 import type { WebhookLog } from './log.js';
 
 export interface WebhookJob {
@@ -43,37 +43,42 @@ export function enqueueWebhook(
   return outbox.enqueue<WebhookJob>('webhook', { url, body, event_id: eventId, type }, mode);
 }
 
-/** Sends one attempt; every attempt, good or bad, goes to webhook_log. Throws to ask for a retry. */
-export function webhookSender(config: () => ConfigData, log: WebhookLog, clock: () => Date) {
+/**
+ * Sends one attempt, signed with the URL's own secret; every attempt, good or bad, goes to
+ * webhook_log. Throws to ask for a retry. A URL the configuration no longer uses is not called.
+ */
+export function webhookSender(
+  config: () => ConfigData,
+  log: WebhookLog,
+  clock: () => Date,
+  opts: { allowLocal: boolean },
+) {
   return async (job: Job) => {
     const p = job.payload as WebhookJob;
-    const secret = webhookSettings(config())?.secret ?? null;
-    const t = Math.floor(clock().getTime() / 1000);
-    const headers: Record<string, string> = {
-      'Content-Type': 'application/json',
-      'User-Agent': 'Ticketing-Webhooks/1',
-    };
-    if (secret) headers['Ticketing-Signature'] = signature(secret, p.body, t);
+    const secret = secretFor(config(), p.url);
     const started = performance.now();
-    let status: number | null = null;
-    let error: string | null = null;
-    try {
-      const res = await fetch(p.url, {
-        method: 'POST',
-        headers,
-        body: p.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+    let outcome: Outcome;
+    if (!secret) {
+      outcome = { error: 'the URL is no longer configured; not sent' };
+    } else {
+      const t = Math.floor(clock().getTime() / 1000);
+      const headers = {
+        'Content-Type': 'application/json',
+        'User-Agent': 'Ticketing-Webhooks/1',
+        'Ticketing-Signature': signature(secret, p.body, t),
+      };
+      outcome = await postWebhook(p.url, p.body, headers, {
+        allowLocal: opts.allowLocal,
+        timeoutMs: WEBHOOK_TIMEOUT_MS,
       });
-      status = res.status;
-      await res.body?.cancel().catch(() => {});
-      if (status < 200 || status > 299) error = `status ${status}`;
-    } catch (err) {
-      error =
-        (err as Error).name === 'TimeoutError'
-          ? `timeout after ${WEBHOOK_TIMEOUT_MS / 1000} s`
-          : (((err as Error).cause as Error)?.message ?? (err as Error).message);
     }
+    const status = 'status' in outcome ? outcome.status : null;
+    const error =
+      'error' in outcome
+        ? outcome.error
+        : outcome.status < 200 || outcome.status > 299
+          ? `status ${outcome.status}`
+          : null;
     await log.append({
       id: newId('whl'),
       at: clock().toISOString(),
@@ -86,7 +91,7 @@ export function webhookSender(config: () => ConfigData, log: WebhookLog, clock: 
       duration_ms: Math.round(performance.now() - started),
       error,
     });
-    if (error) throw new Error(error);
+    if (error && secret) throw new Error(error);
   };
 }
 

@@ -1,4 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, startReceiver, type ReceivedRequest } from '../test-support/receiver.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
@@ -11,6 +13,8 @@ afterEach(async () => {
   now = new Date('2026-11-23T10:00:00Z');
 });
 const SECRET = 'whsec_0123456789abcdef';
+// The receivers listen on loopback, which webhooks may call only when the operator allows it.
+const env = { TICKETING_WEBHOOKS_ALLOW_LOCAL: 'on' };
 
 /** What a receiver does: recompute the HMAC over "<t>.<body>" and compare in constant time. */
 function verify(req: ReceivedRequest, secret: string): boolean {
@@ -25,7 +29,7 @@ function verify(req: ReceivedRequest, secret: string): boolean {
 async function setup(respond?: Parameters<typeof startReceiver>[0], events?: string[]) {
   const hook = await startReceiver(respond);
   cleanup.push(() => hook.close());
-  const s = await startServer({ clock });
+  const s = await startServer({ clock, env });
   cleanup.push(() => s.close());
   const settings = { url: `${hook.url}/hooks`, secret: SECRET, ...(events ? { events } : {}) };
   // The whole list is replaced, and a module missing from it counts as off: keep the customer modules on.
@@ -130,7 +134,7 @@ describe('webhooks', () => {
     let up = false;
     const hook = await startReceiver(() => ({ status: up ? 200 : 500 }));
     cleanup.push(() => hook.close());
-    const first = await startServer({ clock });
+    const first = await startServer({ clock, env });
     await first.call('POST', '/admin?r=modules', {
       json: {
         modules: [
@@ -143,7 +147,7 @@ describe('webhooks', () => {
     await first.close({ keepData: true });
     up = true;
     now = new Date(now.getTime() + 60_000);
-    const second = await startServer({ clock, dataDir: first.dataDir, keys: first.keys });
+    const second = await startServer({ clock, env, dataDir: first.dataDir, keys: first.keys });
     cleanup.push(() => second.close());
     await eventually(() => hook.received.length === 2, 5000, 'the retry after restart');
     expect(hook.received[1]!.body).toBe(hook.received[0]!.body); // the same event, not a new one
@@ -161,5 +165,147 @@ describe('webhooks', () => {
     expect(hook.received.length).toBe(7); // 1 + 6 retries
     expect(s.running.deps.outbox.pending).toHaveLength(0);
     expect(first).toBeLessThanOrEqual(hook.received[6]!.at);
+  });
+});
+
+describe('signing secrets per URL', () => {
+  it('give every webhook URL its own secret, shown once, that verifies only its own deliveries', async () => {
+    const [a, b, c] = [await startReceiver(), await startReceiver(), await startReceiver()];
+    cleanup.push(
+      () => a.close(),
+      () => b.close(),
+      () => c.close(),
+    );
+    const s = await startServer({ clock, env });
+    cleanup.push(() => s.close());
+    const moduleUrl = `${a.url}/module`;
+    const mod = await s.call('POST', '/admin?r=modules', {
+      json: {
+        modules: [{ name: 'webhooks', enabled: true, settings: { url: moduleUrl, events: ['ticket.created'] } }],
+      },
+    });
+    expect(mod.body.webhook_secrets_created).toEqual([
+      { url: moduleUrl, secret: expect.stringMatching(/^whsec_\w{32}$/) },
+    ]);
+    const rules = await s.call('POST', '/admin?r=rules', {
+      json: {
+        rules: ['b', 'c'].map((id) => ({
+          id,
+          name: id,
+          event: 'ticket.created',
+          actions: [{ type: 'webhook', value: `${(id === 'b' ? b : c).url}/${id}` }],
+        })),
+      },
+    });
+    const created = rules.body.webhook_secrets_created as { url: string; secret: string }[];
+    expect(created.map((x) => x.url)).toEqual([`${b.url}/b`, `${c.url}/c`]);
+    const secrets = [mod.body.webhook_secrets_created[0].secret, created[0]!.secret, created[1]!.secret];
+    expect(new Set(secrets).size).toBe(3);
+
+    await createTicket(s);
+    await eventually(() => a.received.length + b.received.length + c.received.length === 3, 5000, 'three deliveries');
+    [a, b, c].forEach((receiver, i) => {
+      const req = receiver.received[0]!;
+      secrets.forEach((secret, j) => expect(verify(req, secret), `receiver ${i}, secret ${j}`).toBe(i === j));
+    });
+
+    // Reads never show a secret; the list says which URLs have one and what uses them.
+    const list = await s.call('GET', '/admin?r=webhook_secrets');
+    expect(list.body.webhook_secrets).toEqual([
+      { url: moduleUrl, secret_set: true, used_by: ['modules'] },
+      { url: `${b.url}/b`, secret_set: true, used_by: ['rules.b'] },
+      { url: `${c.url}/c`, secret_set: true, used_by: ['rules.c'] },
+    ]);
+    for (const r of ['all', 'rules', 'modules', 'webhook_secrets', 'audit']) {
+      const text = (await s.call('GET', `/admin?r=${r}`)).text;
+      for (const secret of secrets) expect(text, r).not.toContain(secret);
+    }
+    // Writing the same configuration again creates no secret and shows none.
+    const again = await s.call('POST', '/admin?r=rules', {
+      json: { rules: (await s.call('GET', '/admin?r=rules')).body.rules },
+    });
+    expect(again.body).not.toHaveProperty('webhook_secrets_created');
+  });
+
+  it('rotate a URL’s secret (shown once) or take one given, and drop the secret of a URL no longer used', async () => {
+    const { s, hook } = await setup(undefined, ['ticket.created']);
+    const url = `${hook.url}/hooks`;
+    const rotated = await s.call('POST', '/admin?r=webhook_secrets', { json: { url } });
+    expect(rotated.status).toBe(200);
+    const [{ secret: fresh }] = rotated.body.webhook_secrets_created;
+    expect(fresh).toMatch(/^whsec_/);
+    await createTicket(s);
+    await eventually(() => hook.received.length === 1, 5000, 'the delivery');
+    expect(verify(hook.received[0]!, fresh)).toBe(true);
+    expect(verify(hook.received[0]!, SECRET)).toBe(false); // the one it had before
+
+    const own = 'my-own-secret-for-this-url';
+    const set = await s.call('POST', '/admin?r=webhook_secrets', { json: { url, secret: own } });
+    expect(set.body).not.toHaveProperty('webhook_secrets_created');
+    expect(set.text).not.toContain(own);
+    await createTicket(s);
+    await eventually(() => hook.received.length === 2, 5000, 'the second delivery');
+    expect(verify(hook.received[1]!, own)).toBe(true);
+
+    const unknown = await s.call('POST', '/admin?r=webhook_secrets', { json: { url: 'https://elsewhere.example/' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.param).toBe('url');
+    expect(
+      (await s.call('POST', '/admin?r=webhook_secrets', { json: { url, secret: 'short' } })).body.error.param,
+    ).toBe('secret');
+
+    await s.call('POST', '/admin?r=modules', { json: { modules: [{ name: 'webhooks', enabled: false }] } });
+    expect((await s.call('GET', '/admin?r=webhook_secrets')).body.webhook_secrets).toEqual([]);
+    const audit = (await s.call('GET', '/admin?r=audit')).body.audit.map((e: { action: string }) => e.action);
+    expect(audit).toEqual(expect.arrayContaining(['webhook_secret.rotate', 'webhook_secret.set']));
+  });
+});
+
+describe('a configuration from before per-URL secrets', () => {
+  it('keeps the module secret for the module URL, and the secrets it generates survive a restart', async () => {
+    const [a, b] = [await startReceiver(), await startReceiver()];
+    cleanup.push(
+      () => a.close(),
+      () => b.close(),
+    );
+    const first = await startServer({ clock, env });
+    await first.close({ keepData: true });
+    const path = join(first.dataDir, 'config.json');
+    const old = JSON.parse(await readFile(path, 'utf8'));
+    delete old.webhook_secrets;
+    old.modules = [
+      { name: 'webhooks', enabled: true, settings: { url: `${a.url}/m`, secret: SECRET, events: ['ticket.created'] } },
+    ];
+    old.rules = [
+      {
+        id: 'r',
+        name: 'r',
+        enabled: true,
+        event: 'ticket.created',
+        conditions: [],
+        actions: [{ type: 'webhook', value: `${b.url}/r` }],
+      },
+    ];
+    await writeFile(path, JSON.stringify(old));
+    const stored = async () => JSON.parse(await readFile(path, 'utf8'));
+
+    const second = await startServer({ clock, env, dataDir: first.dataDir, keys: first.keys });
+    await createTicket(second);
+    await eventually(() => a.received.length === 1 && b.received.length === 1, 5000, 'both deliveries');
+    expect(verify(a.received[0]!, SECRET)).toBe(true);
+    const written = await stored();
+    expect(written.modules[0].settings).not.toHaveProperty('secret'); // moved, not copied
+    const ruleSecret = written.webhook_secrets.find((s: { url: string }) => s.url === `${b.url}/r`).secret;
+    expect(verify(b.received[0]!, ruleSecret)).toBe(true);
+    await second.close({ keepData: true });
+
+    const third = await startServer({ clock, env, dataDir: first.dataDir, keys: first.keys });
+    cleanup.push(async () => {
+      await third.close();
+      await rm(first.dataDir, { recursive: true, force: true });
+    });
+    await createTicket(third);
+    await eventually(() => b.received.length === 2, 5000, 'the delivery after the restart');
+    expect(verify(b.received[1]!, ruleSecret)).toBe(true);
   });
 });

@@ -4,7 +4,12 @@ import type { ComponentChildren } from 'preact';
 // blocks, inline code, **strong**, *emphasis* and links. Links open in a new tab without opener,
 // and only http(s) and mailto addresses become links.
 
-const INLINE = /(`[^`]+`)|(\*\*[^*]+\*\*)|(\*[^*]+\*|_[^_]+_)|(\[[^\]]+\]\([^)\s]+\))/;
+// Every token ends at the next mark of its own kind, so a try that fails never scans past it and the
+// whole text is tokenised in linear time. A link's label stops at any bracket and its address at any
+// parenthesis: with `[^\]]` and `[^)]` an article of `[a](` repeated made every `[` scan to the end,
+// which took the square of the length and froze the host page.
+const INLINE = /(`[^`]+`)|(\*\*[^*]+\*\*)|(\*[^*]+\*|_[^_]+_)|(\[[^[\]]+\]\([^()\s]+\))/;
+const LINK = /^\[([^[\]]+)\]\(([^()\s]+)\)$/;
 
 function inline(text: string): ComponentChildren[] {
   const out: ComponentChildren[] = [];
@@ -17,7 +22,7 @@ function inline(text: string): ComponentChildren[] {
     else if (m[2]) out.push(<strong>{inline(token.slice(2, -2))}</strong>);
     else if (m[3]) out.push(<em>{inline(token.slice(1, -1))}</em>);
     else {
-      const [, label, href] = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(token)!;
+      const [, label, href] = LINK.exec(token)!;
       out.push(
         /^(https?:|mailto:)/i.test(href!) ? (
           <a href={href} target="_blank" rel="noopener noreferrer">

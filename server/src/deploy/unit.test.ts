@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config/config.js';
+import { startChild } from '../test-support/child-server.js';
+import { parseUnit, unitEnvironment, type Unit } from '../test-support/systemd-unit.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+let unit: Unit;
+let work: string;
+beforeAll(async () => {
+  unit = parseUnit(read('deploy/ticketing.service'));
+  work = await mkdtemp(join(tmpdir(), 'ticketing-unit-'));
+});
+afterAll(() => rm(work, { recursive: true, force: true }));
+
+const one = (section: string, key: string) => {
+  const values = unit[section]?.[key];
+  expect(values, `${section}.${key}`).toHaveLength(1);
+  return values![0]!;
+};
+
+describe('deploy/ticketing.service', () => {
+  it('parses, and names the right paths', () => {
+    expect(Object.keys(unit)).toEqual(['Unit', 'Service', 'Install']);
+    const env = unitEnvironment(unit);
+    const dataDir = env.TICKETING_DATA_DIR!;
+    // systemd makes /var/lib/<StateDirectory> for the service user; it is the data directory, and the
+    // only path the service may write.
+    expect(dataDir).toBe(`/var/lib/${one('Service', 'StateDirectory')}`);
+    expect(one('Service', 'ReadWritePaths')).toBe(dataDir);
+    // It runs what `pnpm build` emits: server/dist/main.js, the package's main.
+    const checkout = one('Service', 'WorkingDirectory');
+    expect(one('Service', 'ExecStart')).toBe(`/usr/bin/node ${checkout}/server/dist/main.js`);
+    expect(JSON.parse(read('server/package.json')).main).toBe('dist/main.js');
+    expect(read('server/tsconfig.build.json')).toContain('"outDir": "dist"');
+    expect(one('Unit', 'Documentation')).toBe(`file:${checkout}/docs/deploy.md`);
+    expect(one('Install', 'WantedBy')).toBe('multi-user.target');
+  });
+
+  it('is hardened', () => {
+    expect(one('Service', 'User')).toBe('ticketing');
+    const hardening: Record<string, string> = {
+      NoNewPrivileges: 'yes',
+      ProtectSystem: 'strict',
+      PrivateTmp: 'yes',
+      PrivateDevices: 'yes',
+      ProtectHome: 'yes',
+      ProtectKernelTunables: 'yes',
+      ProtectKernelModules: 'yes',
+      ProtectControlGroups: 'yes',
+      RestrictSUIDSGID: 'yes',
+      CapabilityBoundingSet: '',
+      RestrictAddressFamilies: 'AF_INET AF_INET6 AF_UNIX',
+      SystemCallFilter: '@system-service',
+      StateDirectoryMode: '0700',
+      UMask: '0077',
+    };
+    for (const [key, value] of Object.entries(hardening)) expect(one('Service', key), key).toBe(value);
+    // V8 compiles code at run time: W^X memory would kill the process.
+    expect(unit.Service!.MemoryDenyWriteExecute).toBeUndefined();
+    // Longer than the server's own drain (10 s) and outbox grace (2 s), so SIGTERM is not cut short.
+    expect(Number(one('Service', 'TimeoutStopSec'))).toBeGreaterThan(12);
+  });
+
+  it('has settings the server accepts, and the server starts with them', async () => {
+    const env = unitEnvironment(unit);
+    const config = loadConfig(env);
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 3000,
+      trustProxy: true,
+      publicUrl: 'https://support.example.com',
+    });
+    // The same environment, with a data directory and a port of this test's own.
+    const child = await startChild({ ...env, TICKETING_DATA_DIR: join(work, 'data'), TICKETING_PORT: '0' });
+    try {
+      expect(child.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      // Under systemd standard output is the journal, not a terminal: the first secret key is in a file.
+      expect(child.output()).not.toMatch(/sk_live_/);
+      const sk = (await readFile(join(work, 'data', 'first-secret-key.txt'), 'utf8')).match(
+        /sk_live_[A-Za-z0-9]{24,}/,
+      )![0];
+      const me = (await (await fetch(`${child.url}/v1/me`, { headers: { Authorization: `Bearer ${sk}` } })).json()) as {
+        portal: { public_url: string };
+      };
+      expect(me.portal.public_url).toBe('https://support.example.com');
+      expect((await fetch(`${child.url}/ready`)).status).toBe(200);
+    } finally {
+      child.proc.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    }
+  });
+});
+
+describe('docs/deploy.md', () => {
+  it('shows the shipped proxy configurations exactly, and points at the unit file', () => {
+    const guide = read('docs/deploy.md');
+    const blocks = [...guide.matchAll(/```(\w+)\n([^]*?)```/g)].map((m) => ({ lang: m[1]!, text: m[2]! }));
+    expect(blocks.find((b) => b.lang === 'nginx')?.text).toBe(read('deploy/nginx.conf'));
+    expect(blocks.find((b) => b.lang === 'caddyfile')?.text).toBe(read('deploy/Caddyfile'));
+    expect(blocks.find((b) => b.lang === 'ini')?.text).toBe(read('deploy/ticketing.service'));
+  });
+});

@@ -1,0 +1,91 @@
+import { join, resolve } from 'node:path';
+import type { Middleware } from 'koa';
+import type { Deps } from '../deps.js';
+import { unlinkDurable, writeFileDurable } from '../store/durable-write.js';
+import { LAYOUT } from '../store/layout.js';
+
+export interface HealthOptions {
+  /** A store check is reused this long: load balancers probe every few seconds, each probe is two fsyncs. */
+  storeCacheMs?: number;
+  /** A job due longer ago than this, and still not sent or rescheduled, means the outbox is stuck. */
+  outboxStuckMs?: number;
+  /** Aborted when the server begins to stop: /ready answers 503 (balancers send no more), connections close. */
+  stopping?: AbortSignal;
+}
+
+interface Check {
+  ok: boolean;
+  error?: string;
+  [detail: string]: unknown;
+}
+
+/**
+ * GET /health: the process answers. GET /ready: it can do its work — the data directory takes a real
+ * durable write and delete, and the outbox is moving. No key (probes have none), small JSON, never cached.
+ * Failures name the check and an error code, never a path or a message that could carry one.
+ */
+export function health(deps: Deps, options: HealthOptions = {}): Middleware {
+  const storeCacheMs = options.storeCacheMs ?? 1500;
+  const outboxStuckMs = options.outboxStuckMs ?? 5 * 60_000;
+  const probePath = join(resolve(deps.config.dataDir), LAYOUT.readyProbe);
+  let store: { at: number; result: Promise<Check> } | undefined;
+  let wasReady = true;
+
+  const storeCheck = (): Promise<Check> => {
+    const now = deps.clock().getTime();
+    if (!store || now - store.at >= storeCacheMs) {
+      const result = (async (): Promise<Check> => {
+        try {
+          await writeFileDurable(probePath, new Date(now).toISOString());
+          await unlinkDurable(probePath);
+          return { ok: true };
+        } catch (err) {
+          return { ok: false, error: (err as NodeJS.ErrnoException).code ?? 'write_failed' };
+        }
+      })();
+      store = { at: now, result };
+    }
+    return store.result;
+  };
+
+  const outboxCheck = (): Check => {
+    const now = deps.clock().getTime();
+    const pending = deps.outbox.pending;
+    const stuck = pending.filter((j) => now - Date.parse(j.next_attempt_at) > outboxStuckMs).length;
+    return stuck
+      ? { ok: false, error: 'jobs_overdue', pending: pending.length, overdue: stuck }
+      : { ok: true, pending: pending.length };
+  };
+
+  return async (ctx, next) => {
+    if (ctx.path !== '/health' && ctx.path !== '/ready') {
+      await next();
+      // While the server stops, keep-alive connections end with the answer in flight: no wait for
+      // their idle timeout before the process can exit.
+      if (options.stopping?.aborted) ctx.set('Connection', 'close');
+      return;
+    }
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.status = 405;
+      ctx.set('Allow', 'GET, HEAD');
+      ctx.body = { error: { code: 'method_not_allowed', message: `${ctx.method} is not allowed here.` } };
+      return;
+    }
+    if (ctx.path === '/health') {
+      ctx.body = { status: 'ok', version: deps.version };
+      return;
+    }
+    const checks: Record<string, Check> = { store: await storeCheck(), outbox: outboxCheck() };
+    if (options.stopping?.aborted) checks.shutdown = { ok: false, error: 'stopping' };
+    const failing = Object.keys(checks).filter((name) => !checks[name]!.ok);
+    const ready = failing.length === 0;
+    if (ready !== wasReady) {
+      wasReady = ready;
+      if (ready) deps.logger.info('ready again');
+      else deps.logger.warn({ failing, checks }, 'not ready');
+    }
+    ctx.status = ready ? 200 : 503;
+    ctx.body = ready ? { status: 'ready', checks } : { status: 'not_ready', failing, checks };
+  };
+}

@@ -1,0 +1,82 @@
+import { resolve, sep } from 'node:path';
+
+/**
+ * Every change to the files of a data directory passes that directory's gate (durable-write.ts,
+ * append-log.ts, and the store's removal of a ticket's files call gated()). A backup uses it twice:
+ * it journals which paths change while it links the directory's files, then closes the gate for the
+ * moment it takes to link those again. Writes already on their way finish first; new ones wait, they
+ * are never refused.
+ *
+ * A pass never waits on another pass, so a write inside the gate cannot deadlock a closing gate.
+ */
+export class WriteGate {
+  private active = 0;
+  private closed: Promise<void> | undefined;
+  private drained: (() => void) | undefined;
+  private journal: Set<string> | undefined;
+
+  async pass<T>(path: string, write: () => Promise<T>): Promise<T> {
+    while (this.closed) await this.closed;
+    this.journal?.add(path);
+    this.active++;
+    try {
+      return await write();
+    } finally {
+      this.active--;
+      if (this.active === 0) this.drained?.();
+    }
+  }
+
+  /** Runs `work` with no write in progress and none starting until it ends. */
+  async closeWhile<T>(work: () => Promise<T>): Promise<T> {
+    while (this.closed) await this.closed;
+    let open!: () => void;
+    this.closed = new Promise<void>((ok) => (open = ok));
+    try {
+      if (this.active > 0) await new Promise<void>((ok) => (this.drained = ok));
+      this.drained = undefined;
+      return await work();
+    } finally {
+      this.closed = undefined;
+      open();
+    }
+  }
+
+  /** Starts noting every path a write passes with (call it with the gate closed, so none is missed). */
+  startJournal() {
+    this.journal = new Set();
+  }
+
+  /** The paths written or removed since startJournal(), and the journal off again. */
+  stopJournal(): string[] {
+    const paths = [...(this.journal ?? [])];
+    this.journal = undefined;
+    return paths;
+  }
+}
+
+const gates = new Map<string, WriteGate>();
+
+/** The gate of a data directory, made on first use; the server and the CLI open it with the lock held. */
+export function openGate(dataDir: string): WriteGate {
+  const dir = resolve(dataDir);
+  let gate = gates.get(dir);
+  if (!gate) gates.set(dir, (gate = new WriteGate()));
+  return gate;
+}
+
+export function closeGate(dataDir: string) {
+  gates.delete(resolve(dataDir));
+}
+
+/** The gate of the data directory that holds `path`, if one is open (one per process, a few in tests). */
+export function gateFor(path: string): WriteGate | undefined {
+  for (const [dir, gate] of gates) if (path.startsWith(dir + sep)) return gate;
+  return undefined;
+}
+
+/** Runs a change to `path` (a file, or a folder removed whole) through its directory's gate, if one is open. */
+export function gated<T>(path: string, write: () => Promise<T>): Promise<T> {
+  const gate = gateFor(path);
+  return gate ? gate.pass(path, write) : write();
+}

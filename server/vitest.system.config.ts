@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// Tests that need Debian packages beyond Node (systemd-analyze, nginx, caddy) and a build:
+// `pnpm test:system`, run by .ci/run after it installs them.
+export default defineConfig({
+  test: {
+    include: ['src/**/*.system.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    fileParallelism: false,
+  },
+});
