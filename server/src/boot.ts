@@ -152,6 +152,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
           });
           // Pending deliveries are durable; a send in flight gets a moment, not the SMTP timeout.
           await Promise.all([live.idle(), test.idle(), Promise.race([outbox.idle(), sleep(2000)])]);
+          await Promise.all([live.close(), test.close()]); // the journals written out as ticket files
           await Promise.all([audit.close(), webhookLog.close()]);
           lock.release();
         })();

@@ -2,8 +2,9 @@ import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ticket } from '../api-types.js';
-import { removeStaleTemps, unlinkDurable, writeFileDurable, syncDir } from './durable-write.js';
+import { removeStaleTemps, syncDir, unlinkDurable, writeFileDurable, writeFilesDurable } from './durable-write.js';
 import { isId } from './ids.js';
+import { Journal, type Latest } from './journal.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { StartupError } from './startup-error.js';
 import { TicketIndex } from './ticket-index.js';
@@ -11,6 +12,8 @@ import type { KeyMode, TicketChange, TicketStore } from './ticket-store.js';
 
 /** Parsed tickets kept in memory, most recently used; reads of hot tickets skip the disk. */
 const CACHE_SIZE = 5000;
+/** When the journal holds this much (some thousands of tickets), a checkpoint writes their files. */
+const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
 function looksLikeTicket(value: unknown, id: string): value is Ticket {
   const t = value as Ticket;
@@ -26,8 +29,13 @@ function looksLikeTicket(value: unknown, id: string): value is Ticket {
 }
 
 /**
- * data/<mode>/tickets/tkt_X.json, one durable file per ticket, and data/<mode>/files/tkt_X/fil_Y for
+ * data/<mode>/tickets/tkt_X.json, one file per ticket, and data/<mode>/files/tkt_X/fil_Y for
  * attachment bytes (generated names only, never the customer's).
+ *
+ * A ticket write is acknowledged once it is in the journal (data/<mode>/journal-N.jsonl), which
+ * commits concurrent writes together with one fdatasync (group commit). Its file is written by the
+ * next checkpoint, several thousand tickets at a time; until then reads find it in the journal.
+ * At start, a journal a crash left behind is written out as files before the files are read.
  */
 export class FileTicketStore implements TicketStore {
   private index = new TicketIndex();
@@ -36,20 +44,34 @@ export class FileTicketStore implements TicketStore {
   private cache = new Map<string, Ticket>();
   private readonly ticketsDir: string;
   private readonly filesDir: string;
+  private checkpointing: Promise<void> | undefined;
 
   private constructor(
     readonly mode: KeyMode,
     root: string,
+    private readonly journal: Journal,
+    private readonly checkpointBytes: number,
   ) {
     this.ticketsDir = join(root, 'tickets');
     this.filesDir = join(root, 'files');
   }
 
-  static async open(dataDir: string, mode: KeyMode): Promise<FileTicketStore> {
-    const store = new FileTicketStore(mode, join(dataDir, mode));
-    await mkdir(store.ticketsDir, { recursive: true });
-    await mkdir(store.filesDir, { recursive: true });
-    await removeStaleTemps(store.ticketsDir);
+  static async open(
+    dataDir: string,
+    mode: KeyMode,
+    options: { checkpointBytes?: number } = {},
+  ): Promise<FileTicketStore> {
+    const root = join(dataDir, mode);
+    await mkdir(join(root, 'tickets'), { recursive: true });
+    await mkdir(join(root, 'files'), { recursive: true });
+    await removeStaleTemps(join(root, 'tickets'));
+    const store = new FileTicketStore(
+      mode,
+      root,
+      await Journal.open(root),
+      options.checkpointBytes ?? CHECKPOINT_BYTES,
+    );
+    await store.checkpoint(); // what a crash left in the journal becomes files, before they are read
     store.load();
     return store;
   }
@@ -114,6 +136,8 @@ export class FileTicketStore implements TicketStore {
 
   async get(id: string): Promise<Ticket | undefined> {
     if (!isId('tkt', id) || !this.index.has(id)) return undefined;
+    const journaled = this.journal.lookup(id);
+    if (journaled !== undefined) return journaled ?? undefined;
     const cached = this.cache.get(id);
     if (cached) {
       this.remember(cached);
@@ -152,14 +176,13 @@ export class FileTicketStore implements TicketStore {
   }
 
   /**
-   * Files first, then the ticket that names them. If anything fails, whatever this write put on disk
-   * is taken back: its files, and the ticket file itself (restored to `previous`, or removed for a new
-   * ticket), since a failed fsync of the directory comes after the rename. So a write either completes
-   * whole or leaves no trace, and the index and cache, updated only after success, agree with the disk.
+   * Files first (each durable), then the ticket that names them, in the journal. If anything fails,
+   * the files this write put on disk are taken back, and the journal takes back its own failed batch:
+   * so a write either completes whole or leaves no trace, and the index and cache, updated only
+   * after success, agree with what a restart would read.
    */
   private async writeChange({ ticket, files = [] }: TicketChange, previous?: Ticket) {
     const written: string[] = [];
-    let ticketTouched = false;
     try {
       if (files.length) {
         const dir = join(this.filesDir, ticket.id);
@@ -171,27 +194,52 @@ export class FileTicketStore implements TicketStore {
           await writeFileDurable(path, f.data);
         }
       }
-      ticketTouched = true;
-      await writeFileDurable(this.ticketPath(ticket.id), JSON.stringify(ticket));
+      await this.journal.append({ ticket });
     } catch (err) {
       await Promise.all(written.map((p) => unlinkDurable(p).catch(() => {})));
-      if (ticketTouched) {
-        const path = this.ticketPath(ticket.id);
-        await (previous ? writeFileDurable(path, JSON.stringify(previous)) : unlinkDurable(path)).catch(() => {});
-      }
       if (!previous && files.length)
         await rm(join(this.filesDir, ticket.id), { recursive: true, force: true }).catch(() => {});
       throw err;
     }
+    this.checkpointWhenDue();
+  }
+
+  private checkpointWhenDue() {
+    if (this.checkpointing || this.journal.bytes < this.checkpointBytes) return;
+    // In the background: writes go on into the next journal file meanwhile. A failed checkpoint
+    // loses nothing (the journal files stay until one succeeds) and is tried again when next due.
+    this.checkpointing = this.journal
+      .rotate()
+      .then(() => this.checkpoint())
+      .catch(() => {})
+      .finally(() => (this.checkpointing = undefined));
+  }
+
+  /**
+   * Writes the tickets of the journal files handed over by a rotation (or left by a crash) as their
+   * files, durably, then deletes those journal files.
+   */
+  private async checkpoint() {
+    const count = this.journal.retiringCount;
+    if (!count) return;
+    const latest: Latest = this.journal.pendingFiles();
+    await writeFilesDurable(
+      this.ticketsDir,
+      [...latest].map(([id, t]) => ({ path: this.ticketPath(id), data: t && JSON.stringify(t) })),
+    );
+    for (const [id, t] of latest) if (t === null) await rm(join(this.filesDir, id), { recursive: true, force: true });
+    await this.journal.retire(count);
   }
 
   remove(id: string) {
     return this.mutex.run(id, async () => {
       if (!this.index.has(id)) return false;
-      await unlinkDurable(this.ticketPath(id));
+      await this.journal.append({ removed: id });
       this.index.remove(id);
       this.cache.delete(id);
+      await unlinkDurable(this.ticketPath(id));
       await rm(join(this.filesDir, id), { recursive: true, force: true });
+      this.checkpointWhenDue();
       return true;
     });
   }
@@ -214,7 +262,20 @@ export class FileTicketStore implements TicketStore {
     }
   }
 
-  idle() {
-    return this.mutex.idle();
+  async idle() {
+    await this.mutex.idle();
+    await this.journal.idle();
+    await this.checkpointing;
+  }
+
+  /**
+   * At shutdown, after idle(): a last checkpoint, so a stopped server leaves every ticket as its
+   * file and no journal (backups and people reading the data directory see plain files).
+   */
+  async close() {
+    await this.idle();
+    await this.journal.rotate();
+    await this.checkpoint();
+    await this.journal.close();
   }
 }
