@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, type LoadOptions } from './load.js';
+import { writeMarkdown } from './markdown-file.js';
 import { seed } from './seed.js';
 import { baseline, CREATE_BODY, JSON_TYPE, KEYS, PK, ROOT, SK, ticketing, type Running } from './servers.js';
 
@@ -139,7 +140,7 @@ function section(results: { name: string; costs: Costs }[]): string {
   const lines = [
     PROFILE_HEADING,
     '',
-    `Written by \`pnpm bench:profile\` (\`bench/src/profile.ts\`): each kind of request profiled alone with \`node --cpu-prof\` (${INTERVAL_US} µs sampling) under the same load as the benchmark, counting only the samples taken while the load ran. CPU µs per request is the CPU time the server process used (from /proc) divided by its answers; the shares are of the sampled busy time, and µs per request is that share of the CPU time. "Self" charges a builtin (JSON.stringify, a hash, a regular expression) to the JavaScript that called it; the second table charges each sample to the innermost Ticketing function on the stack (so a middleware's line includes the library calls it makes, not the middleware after it).`,
+    `Written by \`pnpm bench:profile\` (\`bench/src/profile.ts\`): each kind of request profiled alone with \`node --cpu-prof\` (${INTERVAL_US} µs sampling) under the same load as the benchmark, counting only the samples taken while the load ran. CPU µs per request is the CPU time the server process used (from /proc) divided by its answers; the shares are of the sampled busy time, and µs per request is that share of the CPU time. "Self" charges a builtin (JSON.stringify, a hash, a regular expression) to the JavaScript that called it; the second table charges each sample to the innermost Ticketing function on the stack (so a middleware's line includes the library calls it makes, not the Ticketing middleware after it; it does include the framework's dispatch it calls into: cors, the last Ticketing middleware before the router, carries @koa/router's matching).`,
     '',
     '| request | CPU µs per request | vs the Koa floor |',
     '|---|---|---|',
@@ -206,7 +207,7 @@ async function main() {
   const path = join(ROOT, 'BENCHMARKS.md');
   const previous = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
   const at = previous.indexOf(PROFILE_HEADING);
-  writeFileSync(path, `${(at < 0 ? `${previous.trimEnd()}\n\n` : previous.slice(0, at)) + text}`);
+  await writeMarkdown(path, `${(at < 0 ? `${previous.trimEnd()}\n\n` : previous.slice(0, at)) + text}`);
   console.log('BENCHMARKS.md: "Where the time goes" written');
 }
 
