@@ -274,8 +274,10 @@ export class FileTicketStore implements TicketStore {
    */
   async close() {
     await this.idle();
-    await this.journal.rotate();
-    await this.checkpoint();
+    if (this.journal.bytes > 0) {
+      await this.journal.rotate();
+      await this.checkpoint();
+    }
     await this.journal.close();
   }
 }
