@@ -193,6 +193,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
           server.closeAllConnections();
           await drained;
           await Promise.all([live.idle(), test.idle()]);
+          await Promise.all([live.close(), test.close()]); // the journals written out as ticket files
           // Queued deliveries are on disk; one in flight gets a moment, then its attempt is recorded.
           await outbox.stop(OUTBOX_GRACE_MS);
           await control.close();
