@@ -1,88 +1,96 @@
-import { Agent, request } from 'node:http';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export interface LoadResult {
-  requests: number;
-  errors: number;
-  seconds: number;
-  rps: number;
-  p50: number;
-  p99: number;
-}
+const HERE = dirname(fileURLToPath(import.meta.url));
 
 export interface LoadOptions {
+  /** Origin and, unless `paths` is given, the one path to request. */
   url: string;
-  method?: string;
+  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
-  /** The body of request i (for POSTs). */
-  body?: (i: number) => string;
-  /** The path of request i, when it varies (for reads of many tickets). */
-  path?: (i: number) => string;
-  concurrency?: number;
-  seconds?: number;
-  maxRequests?: number;
+  body?: string;
+  /** Paths requested in turn by each connection (reads of many tickets). */
+  paths?: string[];
+  connections: number;
+  seconds: number;
+  /** The status that counts as a success; anything else is an error. */
   expect?: number;
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+export interface LoadResult {
+  /** Answers with the expected status. */
+  requests: number;
+  errors: number;
+  seconds: number;
+  /** Expected answers per second. */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** The generator process's CPU, in cores (1 = one core busy all the time). */
+  generatorCpu: number;
+  /** The server's CPU over the same time, in cores (from /proc, when its pid is known). */
+  serverCpu?: number;
+}
+
+/** utime + stime of a process, in seconds (Linux /proc, clock ticks of 1/100 s). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 /**
- * A small closed-loop load generator over keep-alive connections: `concurrency` clients each send a
- * request as soon as the previous answer arrived, for `seconds` or `maxRequests`, whichever comes
- * first. Loopback only; bounded by construction.
+ * Runs `generators` autocannon processes against one server at once (each with the given number
+ * of connections) and sums what they got; with `serverPid`, also how much CPU the server used while
+ * they ran. One generator is the normal case; two show whether the generator was the limit.
  */
-export async function load(o: LoadOptions): Promise<LoadResult> {
-  const concurrency = o.concurrency ?? 16;
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const base = new URL(o.url);
-  const until = performance.now() + (o.seconds ?? 5) * 1000;
-  const max = o.maxRequests ?? 200_000;
-  const latencies: number[] = [];
-  let sent = 0;
-  let errors = 0;
-  const started = performance.now();
-  const one = (i: number) =>
-    new Promise<void>((done) => {
-      const body = o.body?.(i);
-      const t0 = performance.now();
-      const req = request(
-        {
-          agent,
-          host: base.hostname,
-          port: base.port,
-          method: o.method ?? 'GET',
-          path: o.path ? o.path(i) : base.pathname + base.search,
-          headers: { ...o.headers, ...(body ? { 'Content-Length': Buffer.byteLength(body) } : {}) },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            latencies.push(performance.now() - t0);
-            if (res.statusCode !== (o.expect ?? 200)) errors++;
-            done();
-          });
-        },
-      );
-      req.on('error', () => {
-        errors++;
-        done();
-      });
-      req.end(body);
-    });
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until && sent < max) await one(sent++);
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    errors,
-    seconds,
-    rps: latencies.length / seconds,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
+export async function load(o: LoadOptions, serverPid?: number, generators = 1): Promise<LoadResult> {
+  let started = 0;
+  let cpuAtStart = 0;
+  let wallAtStart = 0;
+  const onStart = () => {
+    if (++started === generators && serverPid) {
+      cpuAtStart = cpuSeconds(serverPid);
+      wallAtStart = performance.now();
+    }
   };
+  const results = await Promise.all(Array.from({ length: generators }, () => runChild(o, onStart)));
+  const serverCpu = serverPid
+    ? (cpuSeconds(serverPid) - cpuAtStart) / ((performance.now() - wallAtStart) / 1000)
+    : undefined;
+  const requests = results.reduce((s, r) => s + r.requests, 0);
+  return {
+    requests,
+    errors: results.reduce((s, r) => s + r.errors, 0),
+    seconds: results[0]!.seconds,
+    rps: results.reduce((s, r) => s + r.rps, 0),
+    // Latencies of the first generator: with one generator (the normal case) that is all of them.
+    p50: results[0]!.p50,
+    p99: results[0]!.p99,
+    generatorCpu: results.reduce((s, r) => s + r.generatorCpu, 0),
+    serverCpu,
+  };
+}
+
+function runChild(o: LoadOptions, onStart: () => void): Promise<LoadResult> {
+  return new Promise((ok, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'load-child.ts')], {
+      cwd: join(HERE, '..'),
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    child.stdin.end(JSON.stringify(o));
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (!out.includes('start\n') && (out + chunk).includes('start\n')) onStart();
+      out += chunk;
+    });
+    child.on('error', fail);
+    child.on('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (code !== 0 || !line) fail(new Error(`load generator exited with ${code}: ${out}`));
+      else ok(JSON.parse(line) as LoadResult);
+    });
+  });
 }

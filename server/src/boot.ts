@@ -249,6 +249,7 @@ function closer(parts: {
       server.closeAllConnections();
       await drained;
       await Promise.all([stores.live.idle(), stores.test.idle()]);
+      await Promise.all([stores.live.close(), stores.test.close()]); // the journals written out as ticket files
       await stores.outbox.stop(OUTBOX_GRACE_MS);
       await control.close();
       mailer.close();

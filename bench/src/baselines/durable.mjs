@@ -1,4 +1,4 @@
-// Baseline 2: a bare server that makes one durable file write per request, as Ticketing's /create must:
+// Baseline 3: a bare server that makes one durable file write per request, as Ticketing's /create must:
 // temp file, fsync, rename, fsync of the directory. No parsing, no validation, no index.
 import { createServer } from 'node:http';
 import { open, rename } from 'node:fs/promises';

@@ -1,3 +1,4 @@
+import { FileTicketStore } from '../store/file-ticket-store.js';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -52,6 +53,8 @@ export async function backupDataDir(
   file: string,
   serverVersion: string,
 ): Promise<{ manifest: Manifest; pausedMs: number }> {
+  // With the server stopped (the caller holds the lock), a journal left by a crash becomes files first.
+  await Promise.all([FileTicketStore.settle(dataDir, 'live'), FileTicketStore.settle(dataDir, 'test')]);
   const snapshot = await takeSnapshot(dataDir);
   try {
     await writeArchiveFile(packSnapshot(snapshot, { serverVersion, createdAt: new Date() }), file);

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../test-support/cli.js';
-import { PNG_1PX, startServer, ticketInput, type TestServer } from '../test-support/server.js';
+import { startChild } from '../test-support/child-server.js';
+import { makeKeys, PNG_1PX, startServer, ticketInput, type TestServer } from '../test-support/server.js';
 import { MANIFEST_NAME } from './archive.js';
 
 let work: string;
@@ -136,5 +137,32 @@ describe('ticketing backup and restore', () => {
     const busy = await runCli(['restore', archive, restored], {});
     expect(busy.code).toBe(1);
     expect(busy.stderr).toBe(`${restored} is not empty; restore into an empty or a new directory.\n`);
+  });
+
+  it('with the server stopped after a crash, backs up what its journal held', async () => {
+    const dataDir = join(work, 'crashed');
+    const keys = makeKeys();
+    const child = await startChild({ TICKETING_DATA_DIR: dataDir, TICKETING_KEYS: Object.values(keys).join(',') });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${child.url}/v1/create`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${keys.pk}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(ticketInput({ subject: `before the crash ${i}` })),
+      });
+      expect(res.status).toBe(201);
+      ids.push(((await res.json()) as { id: string }).id);
+    }
+    child.proc.kill('SIGKILL'); // no last checkpoint: the tickets are in the journal only
+    await child.exited;
+    expect((await readdir(join(dataDir, 'live'))).some((f) => f.startsWith('journal-'))).toBe(true);
+
+    const archive = join(work, 'crashed.tar');
+    const backup = await runCli(['backup', archive], { TICKETING_DATA_DIR: dataDir });
+    expect(backup.code, backup.stderr).toBe(0);
+    const restored = join(work, 'crashed-restored');
+    expect((await runCli(['restore', archive, restored], {})).code).toBe(0);
+    const names = await readdir(join(restored, 'live', 'tickets'));
+    for (const id of ids) expect(names).toContain(`${id}.json`);
   });
 });

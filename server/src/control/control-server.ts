@@ -67,6 +67,8 @@ export async function startControlServer(dataDir: string, deps: Deps, url: strin
       return send(res, 200, { view: await revokeKey(deps.configStore, deps.audit, target, deps.clock()) });
     }
     if (route === 'GET /backup') {
+      // Tickets the journal holds become their files first: the archive is plain files, counted by path.
+      await Promise.all([deps.tickets.live.flush(), deps.tickets.test.flush()]);
       const snapshot = await takeSnapshot(dataDir);
       deps.logger.info({ files: snapshot.files.length, pausedMs: snapshot.pausedMs }, 'backup: snapshot taken');
       try {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChild } from '../test-support/child-server.js';
 import { streamUpload } from '../test-support/raw-upload.js';
 import { createTicket, makeKeys, PNG_1PX, startServer, type TestServer } from '../test-support/server.js';
+import { storedTickets } from '../test-support/stored-tickets.js';
 import { sanitizeFileName } from './file-name.js';
 
 let s: TestServer;
@@ -141,7 +142,7 @@ describe('POST /upload', () => {
   });
 
   it('refuses an over-size attachment on /create and stores nothing', async () => {
-    const before = (await readdir(join(s.dataDir, 'live', 'tickets'))).length;
+    const before = (await storedTickets(s.dataDir)).size;
     const fields = { name: 'A', email: 'a@example.com', subject: 's', message: 'm' };
     const res = await streamUpload(`${s.base}/create`, s.keys.pk, fields, {
       name: 'big.txt',
@@ -149,7 +150,7 @@ describe('POST /upload', () => {
       field: 'attachments[]',
     });
     expect(res.status).toBe(413);
-    expect((await readdir(join(s.dataDir, 'live', 'tickets'))).length).toBe(before);
+    expect((await storedTickets(s.dataDir)).size).toBe(before);
   });
 });
 

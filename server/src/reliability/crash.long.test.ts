@@ -32,7 +32,17 @@ const stop = (proc: ChildProcess, signal: NodeJS.Signals = 'SIGKILL') => {
 async function start(dataDir: string, port: number, strace?: string): Promise<ChildProcess> {
   const node = [process.execPath, '--import', 'tsx', MAIN];
   const args = strace
-    ? ['strace', '-f', '-o', strace, '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2,openat', ...node]
+    ? [
+        'strace',
+        '-f',
+        '-s',
+        '120',
+        '-o',
+        strace,
+        '-e',
+        'trace=fsync,fdatasync,rename,renameat,renameat2,openat,write,pwrite64,writev',
+        ...node,
+      ]
     : node;
   const proc = spawn(args[0]!, args.slice(1), {
     // Its own process group: stop() kills strace and the server it traces together (killing strace
@@ -175,7 +185,7 @@ describe('crash safety', () => {
     }
   });
 
-  it('fsyncs a ticket file before renaming it into place, and the directory after (strace)', async () => {
+  it('answers a create only after its journal batch is fdatasynced, and at shutdown writes the ticket file: fsync before rename, the directory after (strace)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ticketing-strace-'));
     dirs.push(dataDir);
     const trace = join(dataDir, '..', `strace-${Date.now()}.txt`);
@@ -191,28 +201,59 @@ describe('crash safety', () => {
         message: 'm',
       });
       expect(res.status).toBe(201);
-      await new Promise((r) => setTimeout(r, 300));
-      const lines = readFileSync(trace, 'utf8').split('\n');
       const id = res.json.id as string;
+      // A clean stop: the last checkpoint writes the ticket's file; strace ends with the server.
+      const exited = new Promise<void>((r) => (proc.exitCode !== null ? r() : proc.once('exit', () => r())));
+      stop(proc, 'SIGTERM');
+      await exited;
+      const lines = readFileSync(trace, 'utf8').split('\n');
+      const pid = (l: string) => l.split(' ')[0];
+      /** The line where the call that starts on line i returns (strace splits calls other threads interrupt). */
+      const returned = (i: number, call: string) =>
+        lines[i]!.includes('<unfinished')
+          ? lines.findIndex((l, j) => j > i && pid(l) === pid(lines[i]!) && l.includes(`<... ${call} resumed>`))
+          : i;
+
+      // openat(…/live/journal-N.jsonl…) = FD … write(FD, "{\"ticket\":{\"id\":\"tkt_X…) … fdatasync(FD) = 0 … "HTTP/1.1 201"
+      const journalOpen = lines.findIndex(
+        (l) => l.includes('openat') && /\/live\/journal-\d+\.jsonl"/.test(l) && l.includes('O_CREAT'),
+      );
+      expect(journalOpen).toBeGreaterThanOrEqual(0);
+      const jfd = /= (\d+)$/.exec(lines[returned(journalOpen, 'openat')]!.trim())![1];
+      const append = lines.findIndex((l) => new RegExp(`(write|pwrite64)\\(${jfd}, `).test(l) && l.includes(id));
+      const syncStart = lines.findIndex((l, i) => i > append && new RegExp(`fdatasync\\(${jfd}`).test(l));
+      const synced = returned(syncStart, 'fdatasync');
+      const answer = lines.findIndex((l) => l.includes('HTTP/1.1 201'));
+      console.log(
+        ['strace excerpt (answer):', lines[journalOpen], lines[append], lines[synced], lines[answer]].join('\n  '),
+      );
+      expect(append).toBeGreaterThan(journalOpen);
+      expect(syncStart).toBeGreaterThan(append);
+      expect(synced).toBeGreaterThanOrEqual(syncStart);
+      expect(answer).toBeGreaterThan(synced);
+
       // openat(…tkt_X.json.abcd1234.tmp…) = FD  …  fsync(FD)  …  rename(…tmp, …tkt_X.json)  …  fsync(dir fd)
       const open = lines.findIndex((l) => l.includes(`${id}.json.`) && l.includes('openat') && l.includes('O_CREAT'));
-      expect(open).toBeGreaterThanOrEqual(0);
-      const fd = /= (\d+)$/.exec(lines[open]!.trim())![1];
-      const fsync = lines.findIndex((l, i) => i > open && new RegExp(`f(data)?sync\\(${fd}\\)`).test(l));
+      expect(open).toBeGreaterThan(answer);
+      const fd = /= (\d+)$/.exec(lines[returned(open, 'openat')]!.trim())![1];
+      const fsync = lines.findIndex((l, i) => i > open && new RegExp(`f(data)?sync\\(${fd}[) ]`).test(l));
       const rename = lines.findIndex((l, i) => i > open && /rename/.test(l) && l.includes(`${id}.json"`));
       const dirOpen = lines.findIndex(
         (l, i) => i > rename && l.includes('openat') && l.includes('/live/tickets"') && l.includes('O_RDONLY'),
       );
-      const dirFd = dirOpen >= 0 ? /= (\d+)$/.exec(lines[dirOpen]!.trim())![1] : 'none';
+      const dirFd = dirOpen >= 0 ? /= (\d+)$/.exec(lines[returned(dirOpen, 'openat')]!.trim())![1] : 'none';
       const dirSync = lines.findIndex(
-        (l, i) => i > dirOpen && dirOpen >= 0 && new RegExp(`fsync\\(${dirFd}\\)`).test(l),
+        (l, i) => i > dirOpen && dirOpen >= 0 && new RegExp(`fsync\\(${dirFd}[) ]`).test(l),
       );
       console.log(
-        ['strace excerpt:', lines[open], lines[fsync], lines[rename], lines[dirOpen], lines[dirSync]].join('\n  '),
+        ['strace excerpt (checkpoint):', lines[open], lines[fsync], lines[rename], lines[dirOpen], lines[dirSync]].join(
+          '\n  ',
+        ),
       );
       expect(fsync).toBeGreaterThan(open);
       expect(rename).toBeGreaterThan(fsync);
       expect(dirSync).toBeGreaterThan(rename);
+      expect(existsSync(join(dataDir, 'live', 'tickets', `${id}.json`))).toBe(true);
     } finally {
       stop(proc);
       agent.destroy();

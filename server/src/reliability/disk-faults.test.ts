@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ioError, setFaultInjector } from '../store/faults.js';
 import { createTicket, startServer, ticketInput, type TestServer } from '../test-support/server.js';
 import { startSmtp } from '../test-support/smtp.js';
+import { storedTickets } from '../test-support/stored-tickets.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -40,7 +41,7 @@ describe('disk faults', () => {
   it('a create with a file either completes whole or leaves no trace, whichever file operation fails', async () => {
     let n = 1;
     for (; n < 40; n++) {
-      const before = readdirSync(ticketsDir()).length;
+      const before = (await storedTickets(s.dataDir)).size;
       const fired = failNth(n);
       const res = await createWithFile(`fault ${n}`);
       setFaultInjector(undefined);
@@ -51,14 +52,18 @@ describe('disk faults', () => {
       expect(res.status, `operation ${n}`).toBe(503);
       expect(res.body.error.code).toBe('unavailable');
       expect(res.headers.get('retry-after')).toBe('30');
-      expect(readdirSync(ticketsDir()).length, `operation ${n}`).toBe(before);
+      expect((await storedTickets(s.dataDir)).size, `operation ${n}`).toBe(before);
       expect((await s.call('GET', `/list?q=${encodeURIComponent(`fault ${n}`)}`)).body.total).toBe(0);
       expect(noTemps()).toEqual([]);
     }
     expect(n).toBeGreaterThan(5); // the write path really has that many steps, each tried
-    // No attachment bytes without a ticket that names them.
+    // No attachment bytes without a ticket that names them (the ticket may still be only in the
+    // journal, whose checkpoint writes its file later; a stopped server has written it).
     const filesDir = join(s.dataDir, 'live', 'files');
+    for (const dir of readdirSync(filesDir)) expect((await s.call('GET', `/ticket?id=${dir}`)).status, dir).toBe(200);
+    await s.close({ keepData: true });
     for (const dir of readdirSync(filesDir)) expect(existsSync(join(ticketsDir(), `${dir}.json`)), dir).toBe(true);
+    s = await startServer({ dataDir: s.dataDir, keys: s.keys });
   });
 
   it('a reply either completes whole or leaves no trace', async () => {
@@ -81,7 +86,7 @@ describe('disk faults', () => {
       expect(now.replies).toEqual([]);
       expect(noTemps()).toEqual([]);
     }
-    expect(n).toBeGreaterThan(3);
+    expect(n).toBeGreaterThan(2); // a reply is one journal append: its write and its fdatasync, each tried
     // And on disk, as a restart would read it.
     await s.close({ keepData: true });
     s = await startServer({ dataDir: s.dataDir, keys: s.keys });

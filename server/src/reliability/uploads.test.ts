@@ -4,6 +4,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamUpload } from '../test-support/raw-upload.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
+import { storedTickets } from '../test-support/stored-tickets.js';
 
 let s: TestServer;
 let ticketId = '';
@@ -109,7 +110,7 @@ describe('the upload corpus', () => {
     const traversal = await upload('../../../../etc/passwd.txt', 'root:x');
     expect(traversal.body.name).toBe('passwd.txt');
     // Nothing escaped the ticket's own folder: every stored file has a generated name.
-    const stored = readFileSync(join(s.dataDir, 'live', 'tickets', `${ticketId}.json`), 'utf8');
+    const stored = (await storedTickets(s.dataDir)).get(ticketId)!;
     expect(stored).not.toContain('../');
   });
 

@@ -1,9 +1,17 @@
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ticket } from '../model/index.js';
-import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable, syncDir } from './durable-write.js';
 import { isId } from '../model/index.js';
+import {
+  makeDir,
+  removeStaleTemps,
+  syncDir,
+  unlinkDurable,
+  writeFileDurable,
+  writeFilesDurable,
+} from './durable-write.js';
+import { Journal, type Latest } from './journal.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { StartupError } from './startup-error.js';
 import { TicketIndex } from './ticket-index.js';
@@ -16,6 +24,19 @@ import {
   type TicketStore,
 } from './ticket-store.js';
 import { gated } from './write-gate.js';
+
+/** Writes the tickets of the journal's retiring files (handed over by a rotation, or left by a crash) as files under `root`, then deletes those journal files. */
+async function checkpoint(journal: Journal, root: string) {
+  const count = journal.retiringCount;
+  if (!count) return;
+  const latest: Latest = journal.pendingFiles();
+  await writeFilesDurable(
+    join(root, 'tickets'),
+    [...latest].map(([id, t]) => ({ path: join(root, 'tickets', `${id}.json`), data: t && JSON.stringify(t) })),
+  );
+  for (const [id, t] of latest) if (t === null) await removeTree(join(root, 'files', id));
+  await journal.retire(count);
+}
 
 /** Removes a ticket's folder of files, through the write gate (a backup sees it whole or gone). */
 const removeTree = (dir: string) => gated(dir, () => rm(dir, { recursive: true, force: true }));
@@ -32,6 +53,8 @@ function withKey(t: StoredTicket, key: TicketChange['idempotency']): StoredTicke
 
 /** Parsed tickets kept in memory, most recently used; reads of hot tickets skip the disk. */
 const CACHE_SIZE = 5000;
+/** When the journal holds this much (some thousands of tickets), a checkpoint writes their files. */
+const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
 function looksLikeTicket(value: unknown, id: string): value is Ticket {
   const t = value as Ticket;
@@ -47,8 +70,13 @@ function looksLikeTicket(value: unknown, id: string): value is Ticket {
 }
 
 /**
- * data/<mode>/tickets/tkt_X.json, one durable file per ticket, and data/<mode>/files/tkt_X/fil_Y for
+ * data/<mode>/tickets/tkt_X.json, one file per ticket, and data/<mode>/files/tkt_X/fil_Y for
  * attachment bytes (generated names only, never the customer's).
+ *
+ * A ticket write is acknowledged once it is in the journal (data/<mode>/journal-N.jsonl), which
+ * commits concurrent writes together with one fdatasync (group commit). Its file is written by the
+ * next checkpoint, several thousand tickets at a time; until then reads find it in the journal.
+ * At start, a journal a crash left behind is written out as files before the files are read.
  */
 export class FileTicketStore implements TicketStore {
   private index = new TicketIndex();
@@ -59,20 +87,34 @@ export class FileTicketStore implements TicketStore {
   private idempotency = new Map<string, { ticketId: string; hash: string; at: string }>();
   private readonly ticketsDir: string;
   private readonly filesDir: string;
+  private checkpointing: Promise<void> | undefined;
 
   private constructor(
     readonly mode: KeyMode,
-    root: string,
+    private readonly root: string,
+    private readonly journal: Journal,
+    private readonly checkpointBytes: number,
   ) {
     this.ticketsDir = join(root, 'tickets');
     this.filesDir = join(root, 'files');
   }
 
-  static async open(dataDir: string, mode: KeyMode): Promise<FileTicketStore> {
-    const store = new FileTicketStore(mode, join(dataDir, mode));
-    await makeDir(store.ticketsDir);
-    await makeDir(store.filesDir);
-    await removeStaleTemps(store.ticketsDir);
+  static async open(
+    dataDir: string,
+    mode: KeyMode,
+    options: { checkpointBytes?: number } = {},
+  ): Promise<FileTicketStore> {
+    const root = join(dataDir, mode);
+    await makeDir(join(root, 'tickets'));
+    await makeDir(join(root, 'files'));
+    await removeStaleTemps(join(root, 'tickets'));
+    const store = new FileTicketStore(
+      mode,
+      root,
+      await Journal.open(root),
+      options.checkpointBytes ?? CHECKPOINT_BYTES,
+    );
+    await store.checkpoint(); // what a crash left in the journal becomes files, before they are read
     store.load();
     return store;
   }
@@ -138,6 +180,8 @@ export class FileTicketStore implements TicketStore {
 
   async get(id: string): Promise<Ticket | undefined> {
     if (!isId('tkt', id) || !this.index.has(id)) return undefined;
+    const journaled = this.journal.lookup(id);
+    if (journaled !== undefined) return journaled ?? undefined;
     const cached = this.cache.get(id);
     if (cached) {
       this.remember(cached);
@@ -196,14 +240,13 @@ export class FileTicketStore implements TicketStore {
   }
 
   /**
-   * Files first, then the ticket that names them. If anything fails, whatever this write put on disk
-   * is taken back: its files, and the ticket file itself (restored to `previous`, or removed for a new
-   * ticket), since a failed fsync of the directory comes after the rename. So a write either completes
-   * whole or leaves no trace, and the index and cache, updated only after success, agree with the disk.
+   * Files first (each durable), then the ticket that names them, in the journal. If anything fails,
+   * the files this write put on disk are taken back, and the journal takes back its own failed batch:
+   * so a write either completes whole or leaves no trace, and the index and cache, updated only
+   * after success, agree with what a restart would read.
    */
   private async writeChange({ ticket, files = [] }: TicketChange, previous?: Ticket) {
     const written: string[] = [];
-    let ticketTouched = false;
     try {
       if (files.length) {
         const dir = join(this.filesDir, ticket.id);
@@ -215,26 +258,54 @@ export class FileTicketStore implements TicketStore {
           await writeFileDurable(path, f.data);
         }
       }
-      ticketTouched = true;
-      await writeFileDurable(this.ticketPath(ticket.id), JSON.stringify(ticket));
+      await this.journal.append({ ticket });
     } catch (err) {
       await Promise.all(written.map((p) => unlinkDurable(p).catch(() => {})));
-      if (ticketTouched) {
-        const path = this.ticketPath(ticket.id);
-        await (previous ? writeFileDurable(path, JSON.stringify(previous)) : unlinkDurable(path)).catch(() => {});
-      }
       if (!previous && files.length) await removeTree(join(this.filesDir, ticket.id)).catch(() => {});
       throw err;
+    }
+    this.checkpointWhenDue();
+  }
+
+  private checkpointWhenDue() {
+    if (this.checkpointing || this.journal.bytes < this.checkpointBytes) return;
+    // In the background: writes go on into the next journal file meanwhile. A failed checkpoint
+    // loses nothing (the journal files stay until one succeeds) and is tried again when next due.
+    this.checkpointing = this.journal
+      .rotate()
+      .then(() => this.checkpoint())
+      .catch(() => {})
+      .finally(() => (this.checkpointing = undefined));
+  }
+
+  private checkpoint() {
+    return checkpoint(this.journal, this.root);
+  }
+
+  /**
+   * Writes out what a crash left in the journal of `dataDir/<mode>` as ticket files, without opening
+   * the store (no index is built): an offline backup's first step.
+   */
+  static async settle(dataDir: string, mode: KeyMode) {
+    const root = join(dataDir, mode);
+    if (!existsSync(root)) return;
+    const journal = await Journal.open(root);
+    try {
+      await checkpoint(journal, root);
+    } finally {
+      await journal.close();
     }
   }
 
   remove(id: string) {
     return this.mutex.run(id, async () => {
       if (!this.index.has(id)) return false;
-      await unlinkDurable(this.ticketPath(id));
+      await this.journal.append({ removed: id });
       this.index.remove(id);
       this.cache.delete(id);
+      await unlinkDurable(this.ticketPath(id));
       await removeTree(join(this.filesDir, id));
+      this.checkpointWhenDue();
       return true;
     });
   }
@@ -261,7 +332,30 @@ export class FileTicketStore implements TicketStore {
     }
   }
 
-  idle() {
-    return this.mutex.idle();
+  async idle() {
+    await this.mutex.idle();
+    await this.journal.idle();
+    await this.checkpointing;
+  }
+
+  /**
+   * Writes everything the journal holds out as ticket files, after any checkpoint under way: a
+   * backup's first step (so the snapshot is plain files) and shutdown's last.
+   */
+  async flush() {
+    while (this.checkpointing) await this.checkpointing;
+    const run = (async () => {
+      if (this.journal.bytes > 0) await this.journal.rotate();
+      await this.checkpoint();
+    })();
+    this.checkpointing = run.catch(() => {}).finally(() => (this.checkpointing = undefined));
+    await run;
+  }
+
+  /** At shutdown: every ticket left as its file and no journal (people reading the directory see plain files). */
+  async close() {
+    await this.idle();
+    await this.flush();
+    await this.journal.close();
   }
 }

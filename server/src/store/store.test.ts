@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,10 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { boot } from '../boot.js';
 import { runMain, startChild } from '../test-support/child-server.js';
 import { createTicket, makeKeys, PNG_1PX, startServer, ticketInput } from '../test-support/server.js';
+import type { Ticket } from '../model/index.js';
+import { ioError, setFaultInjector } from './faults.js';
+import { FileTicketStore } from './file-ticket-store.js';
+import { newId } from '../model/index.js';
 import { StartupError } from './startup-error.js';
 
 const dirs: string[] = [];
@@ -100,8 +104,9 @@ describe('restart', () => {
 describe('writes to one ticket', () => {
   it('are serialised: 40 concurrent replies all land', async () => {
     const s = await startServer();
+    let t: Awaited<ReturnType<typeof createTicket>>;
     try {
-      const t = await createTicket(s);
+      t = await createTicket(s);
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, i) =>
           s.call('POST', '/reply', {
@@ -115,12 +120,14 @@ describe('writes to one ticket', () => {
       expect(final.body.replies.map((r: { message: string }) => r.message).sort()).toEqual(
         Array.from({ length: 40 }, (_, i) => `r${i}`).sort(),
       );
-      const onDisk = JSON.parse(await readFile(join(s.dataDir, 'live', 'tickets', `${t.id}.json`), 'utf8'));
-      expect(onDisk.replies).toHaveLength(40);
       expect((await s.call('GET', `/list?q=${encodeURIComponent(t.subject)}`)).body.data[0].reply_count).toBe(40);
     } finally {
-      await s.close();
+      await s.close({ keepData: true });
     }
+    // A stopped server has written every ticket as its file.
+    const onDisk = JSON.parse(await readFile(join(s.dataDir, 'live', 'tickets', `${t!.id}.json`), 'utf8'));
+    expect(onDisk.replies).toHaveLength(40);
+    await rm(s.dataDir, { recursive: true, force: true });
   });
 });
 
@@ -300,5 +307,132 @@ describe('durable writes', () => {
     await mkdir(join(dir, 'b.json')); // renaming a file over a directory fails
     await expect(writeFileDurable(join(dir, 'b.json'), 'x')).rejects.toThrow();
     expect((await readdir(dir)).sort()).toEqual(['a.json', 'b.json']);
+  });
+});
+
+describe('the journal (group commit)', () => {
+  const ticket = (i: number): Ticket => ({
+    id: newId('tkt'),
+    subject: `journal ${i}`,
+    message: 'm',
+    name: 'N',
+    email: 'n@example.com',
+    status: 'open',
+    priority: 'normal',
+    category: null,
+    fields: {},
+    page_url: null,
+    agent_id: null,
+    tags: [],
+    close_request: null,
+    rating: null,
+    replies: [],
+    attachments: [],
+    due_at: null,
+    closed_at: null,
+    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+  });
+  const journalFiles = async (dir: string) =>
+    (await readdir(join(dir, 'live'))).filter((n) => n.startsWith('journal-'));
+  const ticketFiles = async (dir: string) => (await readdir(join(dir, 'live', 'tickets'))).sort();
+  afterEach(() => setFaultInjector(undefined));
+
+  it('commits concurrent writes with one fdatasync a batch, and a restart without a checkpoint (a crash) finds them all', async () => {
+    const dir = await tempDir();
+    const store = await FileTicketStore.open(dir, 'live');
+    const syncs: string[] = [];
+    setFaultInjector((op, path) => void (op === 'fsync' && path.includes('journal-') && syncs.push(path)));
+    const written = await Promise.all(Array.from({ length: 50 }, (_, i) => store.create({ ticket: ticket(i) })));
+    setFaultInjector(undefined);
+    expect(syncs.length).toBeGreaterThan(0);
+    expect(syncs.length).toBeLessThan(10); // 50 writes, a handful of commits
+    expect(await ticketFiles(dir)).toEqual([]); // no checkpoint yet: the journal alone holds them
+    expect((await store.get(written[7]!.id))?.subject).toBe('journal 7');
+
+    // The first store is never closed, as after a kill: the next one replays its journal.
+    const again = await FileTicketStore.open(dir, 'live');
+    expect(again.size).toBe(50);
+    for (const t of written) expect(await again.get(t.id)).toEqual(t);
+    expect(await ticketFiles(dir)).toEqual(written.map((t) => `${t.id}.json`).sort());
+    expect(await journalFiles(dir)).toHaveLength(1); // the replayed one is gone; a new, empty one
+  });
+
+  it('replays updates and removals in order, and skips a line cut by a crash', async () => {
+    const dir = await tempDir();
+    const store = await FileTicketStore.open(dir, 'live');
+    const [a, b] = [ticket(1), ticket(2)];
+    await store.create({ ticket: a });
+    await store.create({ ticket: b });
+    await store.update(a.id, (t) => ({ ticket: { ...t, status: 'closed' } }));
+    await store.remove(b.id);
+    const [file] = await journalFiles(dir);
+    const c = ticket(3);
+    await appendFile(join(dir, 'live', file!), JSON.stringify({ ticket: c }).slice(0, 40)); // a torn batch
+    const again = await FileTicketStore.open(dir, 'live');
+    expect((await again.get(a.id))?.status).toBe('closed');
+    expect(await again.get(b.id)).toBeUndefined();
+    expect(again.has(c.id)).toBe(false);
+    expect(await ticketFiles(dir)).toEqual([`${a.id}.json`]);
+  });
+
+  it('takes back a batch whose fdatasync failed, so a restart does not bring back a write answered as failed', async () => {
+    const dir = await tempDir();
+    const store = await FileTicketStore.open(dir, 'live');
+    const kept = await store.create({ ticket: ticket(1) });
+    let failed = false;
+    setFaultInjector((op, path) => {
+      if (op === 'fsync' && path.includes('journal-') && !failed) {
+        failed = true;
+        throw ioError('EIO', op);
+      }
+    });
+    const lost = ticket(2);
+    await expect(store.create({ ticket: lost })).rejects.toThrow(/EIO/);
+    setFaultInjector(undefined);
+    expect(store.has(lost.id)).toBe(false);
+    const later = await store.create({ ticket: ticket(3) }); // the journal goes on after the failure
+    const again = await FileTicketStore.open(dir, 'live');
+    expect(again.has(lost.id)).toBe(false);
+    expect(again.has(kept.id) && again.has(later.id)).toBe(true);
+  });
+
+  it('keeps a failed batch out of the journal until it can be cut off, even when cutting fails at first', async () => {
+    const dir = await tempDir();
+    const store = await FileTicketStore.open(dir, 'live');
+    let faults = 0;
+    setFaultInjector((op, path) => {
+      // The fsync fails, and so does the first attempt to cut the batch off.
+      if (path.includes('journal-') && (op === 'fsync' || op === 'truncate') && faults < 2) {
+        faults++;
+        throw ioError('EIO', op);
+      }
+    });
+    const lost = ticket(1);
+    await expect(store.create({ ticket: lost })).rejects.toThrow(/EIO/);
+    setFaultInjector(undefined);
+    const later = await store.create({ ticket: ticket(2) }); // cuts the failed batch off first
+    const [file] = await journalFiles(dir);
+    const text = await readFile(join(dir, 'live', file!), 'utf8');
+    expect(text).not.toContain(lost.id);
+    expect(text).toContain(later.id);
+  });
+
+  it('checkpoints: writes the files of a full journal file and deletes it, while writes go on', async () => {
+    const dir = await tempDir();
+    const store = await FileTicketStore.open(dir, 'live', { checkpointBytes: 2000 });
+    const written: Ticket[] = [];
+    for (let round = 0; round < 5; round++)
+      written.push(
+        ...(await Promise.all(Array.from({ length: 10 }, (_, i) => store.create({ ticket: ticket(round * 10 + i) })))),
+      );
+    await store.idle();
+    const files = await ticketFiles(dir);
+    expect(files.length).toBeGreaterThan(0); // checkpoints wrote files…
+    expect((await journalFiles(dir)).length).toBeLessThan(3); // …and deleted the journal files they covered
+    for (const t of written) expect(await store.get(t.id)).toEqual(t);
+    const again = await FileTicketStore.open(dir, 'live');
+    for (const t of written) expect(await again.get(t.id)).toEqual(t);
+    expect(files.every((f) => f.endsWith('.json'))).toBe(true);
   });
 });

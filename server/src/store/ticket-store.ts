@@ -81,6 +81,11 @@ export interface TicketStore {
   readFile(ticketId: string, fileId: string): Promise<Buffer | undefined>;
   /** The ticket an Idempotency-Key (scope and key) was stored with, while that ticket exists. */
   recallIdempotency(key: string): Promise<{ ticketId: string; hash: string; at: string } | undefined>;
+  /**
+   * Makes everything acknowledged so far readable as the store's own files (a store that commits
+   * through a journal writes it out); a backup calls it before its snapshot.
+   */
+  flush(): Promise<void>;
   /** Resolves once every write in flight has finished. */
   idle(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PNG_1PX, startServer, ticketInput, type TestServer } from '../test-support/server.js';
+import { storedTickets } from '../test-support/stored-tickets.js';
 
 let s: TestServer;
 
@@ -35,8 +36,8 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const ticketFiles = async (mode = 'live') =>
-  (await readdir(join(s.dataDir, mode, 'tickets'))).filter((n) => n.endsWith('.json'));
+/** The ids of the tickets stored on disk (files and journal). */
+const storedIds = async (mode: 'live' | 'test' = 'live') => [...(await storedTickets(s.dataDir, mode)).keys()].sort();
 
 describe('POST /create', () => {
   it('creates a ticket from JSON with a public key and answers the public view', async () => {
@@ -173,7 +174,7 @@ describe('POST /create', () => {
   });
 
   it('stores nothing at all when one attachment is refused', async () => {
-    const before = await ticketFiles();
+    const before = await storedIds();
     const form = new FormData();
     for (const [k, v] of Object.entries(ticketInput())) form.append(k, v as string);
     form.append('attachments[]', new Blob([PNG_1PX]), 'photo.png');
@@ -181,7 +182,7 @@ describe('POST /create', () => {
     const res = await s.call('POST', '/create', { key: s.keys.pk, multipart: form });
     expect(res.status).toBe(415);
     expect(res.body.error).toMatchObject({ code: 'unsupported_file_type', param: 'attachments[1]' });
-    expect(await ticketFiles()).toEqual(before);
+    expect(await storedIds()).toEqual(before);
   });
 
   it('refuses more than 10 attachments', async () => {
@@ -270,7 +271,7 @@ describe('POST /create', () => {
     expect(live.body.total).toBe(0);
     const test = await s.call('GET', '/list?q=from%20staging', { key: s.keys.skTest });
     expect(test.body.total).toBe(1);
-    expect(await ticketFiles('test')).toContain(`${t.body.id}.json`);
+    expect(await storedIds('test')).toContain(t.body.id);
   });
 });
 

@@ -95,8 +95,9 @@ describe('webhook destinations', () => {
     await first.call('POST', '/admin?r=modules', { json: moduleWith(`http://localhost:${port}/module`) });
     await first.call('POST', '/admin?r=rules', { json: ruleWith(`http://127.1:${port}/rule`) });
     await first.close({ keepData: true });
-    const s = await server({ dataDir: first.dataDir, keys: first.keys });
+    // Removed after the second server has closed (cleanups run last first).
     cleanup.push(() => import('node:fs/promises').then((fs) => fs.rm(first.dataDir, { recursive: true, force: true })));
+    const s = await server({ dataDir: first.dataDir, keys: first.keys });
     await createTicket(s);
     await eventually(async () => (await log(s)).length === 2, 5000, 'both attempts');
     expect((await log(s)).map((e) => [e.error, e.status_code])).toEqual([
