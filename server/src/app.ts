@@ -47,7 +47,7 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   const router = new Router();
   mountRoutes(router, ROUTES, deps, {
     // The console's session cookie goes beside the bearer key here.
-    credentials: [bearerKey(deps.keyRing, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute })],
+    credentials: [bearerKey(deps.keys, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute })],
     moduleEnabled: (name) => moduleEnabled(deps.configStore.get().modules, name),
     rateLimit: deps.config.rateLimit,
     limiter,

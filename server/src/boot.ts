@@ -11,7 +11,8 @@ import { rulesListener } from './automation/rules.js';
 import type { Config } from './config/config.js';
 import type { Deps } from './deps.js';
 import { TicketEvents } from './events/events.js';
-import { checkEnvKeys, createKey, KeyRing } from './keys/keys.js';
+import { ConfigKeyStore } from './keys/key-store.js';
+import { checkEnvKeys, createKey } from './keys/keys.js';
 import { Mailer, type MailMessage } from './mail/mailer.js';
 import { mailListener } from './mail/notify.js';
 import type { WebhookLogEntry } from './model/index.js';
@@ -20,6 +21,7 @@ import { Scheduler } from './scheduler/scheduler.js';
 import { AppendLog } from './store/append-log.js';
 import { openConfigFile } from './store/config-file.js';
 import type { ConfigStore } from './store/config-store.js';
+import type { KeyStore } from './store/key-store.js';
 import { makeDir, writeFileDurable } from './store/durable-write.js';
 import { FileTicketStore } from './store/file-ticket-store.js';
 import { acquireLock, type DataDirLock } from './store/lock.js';
@@ -50,6 +52,7 @@ export interface BootExtension {
   /** Runs once the stores are open, before the app is built. */
   setUp(context: {
     configStore: ConfigStore;
+    keys: KeyStore;
     dataDir: string;
     clock: () => Date;
     firstKeys: FirstKeys | undefined;
@@ -102,12 +105,18 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   try {
     await removeStaleSnapshots(dataDir);
     await prepareDataDir(dataDir, { serverVersion: VERSION, print });
-    const stores = await openStores(dataDir, clock, logger);
-    const firstKeys = await firstStart(stores.configStore, dataDir, {
+    const stores = await openStores(dataDir, config, clock, logger);
+    const firstKeys = await firstStart(stores, dataDir, {
       print: options.extension?.printsFirstKeys === false ? undefined : print,
       terminal: options.terminal ?? Boolean(process.stdout.isTTY),
     });
-    const extension = await options.extension?.setUp({ configStore: stores.configStore, dataDir, clock, firstKeys });
+    const extension = await options.extension?.setUp({
+      configStore: stores.configStore,
+      keys: stores.keys,
+      dataDir,
+      clock,
+      firstKeys,
+    });
     // Known once the server listens (a port of 0 is chosen then); nothing reads it before.
     let publicUrl = config.publicUrl ?? '';
     const deps = wireDeps(config, stores, { logger, clock, publicUrl: () => publicUrl, fetch: options.fetch ?? fetch });
@@ -119,7 +128,11 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     publicUrl = config.publicUrl ?? url;
     const control = await startControlServer(dataDir, deps, url);
     logger.info(
-      { tickets: { live: stores.live.size, test: stores.test.size }, outbox: stores.outbox.pending.length, dataDir },
+      {
+        tickets: { live: await stores.live.count({}), test: await stores.test.count({}) },
+        outbox: stores.outbox.pending.length,
+        dataDir,
+      },
       'started',
     );
     scheduler.start(config.schedulerMs);
@@ -148,8 +161,9 @@ function checkKeys(config: Config) {
 type Stores = Awaited<ReturnType<typeof openStores>>;
 
 /** The configuration, the tickets of both modes, the logs and the outbox of one data directory. */
-async function openStores(dataDir: string, clock: () => Date, logger: Logger) {
+async function openStores(dataDir: string, config: Config, clock: () => Date, logger: Logger) {
   const configStore = await openConfigFile(dataDir);
+  const keys = new ConfigKeyStore(configStore, config.envKeys);
   const [live, test, audit, webhookLog, outbox] = await Promise.all([
     FileTicketStore.open(dataDir, 'live'),
     FileTicketStore.open(dataDir, 'test'),
@@ -157,25 +171,24 @@ async function openStores(dataDir: string, clock: () => Date, logger: Logger) {
     AppendLog.open<WebhookLogEntry>(join(dataDir, 'webhook_log.jsonl')),
     Outbox.open(dataDir, clock, logger),
   ]);
-  return { configStore, live, test, audit, webhookLog, outbox };
+  return { configStore, keys, live, test, audit, webhookLog, outbox };
 }
 
-/** The app's dependencies, with the key ring following the stored keys. */
+/** The app's dependencies. */
 function wireDeps(
   config: Config,
   stores: Stores,
   parts: { logger: Logger; clock: () => Date; publicUrl: () => string; fetch: typeof globalThis.fetch },
 ): Deps {
   const { configStore } = stores;
-  let keyRing = new KeyRing(configStore.get().keys, config.envKeys);
-  configStore.onChange((data) => (keyRing = new KeyRing(data.keys, config.envKeys)));
   const rateLimiter = new RateLimiter(() => parts.clock().getTime());
   return {
     config,
     ...parts,
     configStore,
     tickets: { live: stores.live, test: stores.test },
-    keyRing: () => keyRing,
+    files: { live: stores.live, test: stores.test },
+    keys: stores.keys,
     events: new TicketEvents((err, e) =>
       parts.logger.error({ err, event: e.type, ticket: e.ticket.id }, 'a ticket event listener failed'),
     ),
@@ -268,16 +281,14 @@ export const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secr
  * (the demo shows its keys itself).
  */
 async function firstStart(
-  configStore: ConfigStore,
+  { configStore, keys }: Pick<Stores, 'configStore' | 'keys'>,
   dataDir: string,
   show: { print: ((line: string) => void) | undefined; terminal: boolean },
 ): Promise<FirstKeys | undefined> {
-  if (!configStore.created || configStore.get().keys.length) return undefined;
+  if (!configStore.created || (await keys.list()).length) return undefined;
   const pk = createKey('public', 'live', { label: 'created on first start' });
   const sk = createKey('secret', 'live', { label: 'created on first start' });
-  await configStore.update((d) => {
-    d.keys.push(pk.stored, sk.stored);
-  });
+  await keys.add(pk.stored, sk.stored);
   const { print } = show;
   if (print) {
     print('Created your first API keys. The secret key is shown once and stored only as a hash.');

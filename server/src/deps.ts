@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AdminDeps } from './admin/routes.js';
 import type { Config } from './config/config.js';
 import type { RateLimiter } from './http/rate-limit.js';
-import type { KeyRing } from './keys/keys.js';
+import type { KeyStore } from './store/key-store.js';
 import type { OpenApiDeps } from './openapi/routes.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { PortalDeps } from './portal/routes.js';
@@ -14,7 +14,8 @@ import type { TicketDeps } from './tickets/deps.js';
  */
 export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps {
   config: Config;
-  keyRing: () => KeyRing;
+  /** The API keys (the bearer credential looks them up by hash). */
+  keys: KeyStore;
   logger: Logger;
   /** Durable queue for mail and webhook deliveries. */
   outbox: Outbox;

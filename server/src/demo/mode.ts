@@ -1,18 +1,18 @@
 import type { BootExtension } from '../boot.js';
 import { createKey } from '../keys/keys.js';
-import type { ConfigStore } from '../store/config-store.js';
+import type { KeyStore } from '../store/key-store.js';
 import { readDemoKeys, writeDemoKeys } from './keys-file.js';
 import { seedDemo } from './seed.js';
 import { demoSite } from './site.js';
 
 /** The demo's keys: the first keys of a fresh demo directory, else those it kept, else a new pair. */
-async function demoKeys(dataDir: string, configStore: ConfigStore, first: { pk: string; sk: string } | undefined) {
+async function demoKeys(dataDir: string, keys: KeyStore, first: { pk: string; sk: string } | undefined) {
   if (first) return first;
   const kept = readDemoKeys(dataDir);
   if (kept) return { pk: kept.publicKey, sk: kept.secretKey };
   const pk = createKey('public', 'live', { label: 'demo' });
   const sk = createKey('secret', 'live', { label: 'demo' });
-  await configStore.update((d) => void d.keys.push(pk.stored, sk.stored));
+  await keys.add(pk.stored, sk.stored);
   return { pk: pk.key, sk: sk.key };
 }
 
@@ -23,17 +23,17 @@ async function demoKeys(dataDir: string, configStore: ConfigStore, first: { pk: 
  */
 export const demoMode: BootExtension = {
   printsFirstKeys: false,
-  async setUp({ configStore, dataDir, clock, firstKeys }) {
+  async setUp({ configStore, keys, dataDir, clock, firstKeys }) {
     if (configStore.created) await seedDemo(configStore, clock());
-    const keys = await demoKeys(dataDir, configStore, firstKeys);
+    const demo = await demoKeys(dataDir, keys, firstKeys);
     return {
-      site: demoSite({ publicKey: keys.pk, apiOrigin: '' }),
+      site: demoSite({ publicKey: demo.pk, apiOrigin: '' }),
       async started(url, print) {
-        await writeDemoKeys(dataDir, { publicKey: keys.pk, secretKey: keys.sk, url });
+        await writeDemoKeys(dataDir, { publicKey: demo.pk, secretKey: demo.sk, url });
         print('');
         print(`Ticketing demo: open ${url}/ in your browser (the shop page with the widget).`);
-        print(`  public key (in the pages): ${keys.pk}`);
-        print(`  secret key (support):      ${keys.sk}`);
+        print(`  public key (in the pages): ${demo.pk}`);
+        print(`  secret key (support):      ${demo.sk}`);
         print('Play support from another terminal:');
         print('  pnpm demo:tickets                        list tickets');
         print('  pnpm demo:reply <ticket id> "Thanks!"    answer as support');

@@ -3,7 +3,8 @@ import type { Credential } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import { rateLimited, type RateLimiter } from '../http/rate-limit.js';
 import type { RequestActor } from '../model/index.js';
-import { isWellFormedKey, type AuthKey, type KeyRing } from './keys.js';
+import type { KeyStore } from '../store/key-store.js';
+import { isWellFormedKey, sha256, type AuthKey } from './keys.js';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
@@ -30,7 +31,7 @@ export function keyActor(found: AuthKey, key: string): RequestActor {
  * stays on with TICKETING_RATE_LIMIT=off: a client with a valid key never fails a lookup, so it
  * never meets this limit, and guessing keys is never a load test.
  */
-export function bearerKey(keyRing: () => KeyRing, failures: KeyFailureLimit): Credential {
+export function bearerKey(keys: KeyStore, failures: KeyFailureLimit): Credential {
   return async (ctx: Context) => {
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) return undefined;
@@ -38,7 +39,7 @@ export function bearerKey(keyRing: () => KeyRing, failures: KeyFailureLimit): Cr
     const wait = failures.limiter.wait(bucket, failures.perMinute);
     if (wait) throw rateLimited(wait);
     const key = match[1]!;
-    const found = isWellFormedKey(key) ? keyRing().find(key) : undefined;
+    const found = isWellFormedKey(key) ? await keys.find(sha256(key)) : undefined;
     if (!found) {
       failures.limiter.count(bucket, 60_000);
       throw new ApiError(401, 'invalid_api_key', 'This API key is not valid, or it was revoked.');

@@ -24,6 +24,16 @@ export const StoredKeySchema = z.object({
 });
 export type StoredKey = z.infer<typeof StoredKeySchema>;
 
+/** A key as a request's credential resolves it: never the key itself, nor its hash. */
+export interface AuthKey {
+  id: string;
+  kind: KeyKind;
+  mode: KeyMode;
+  prefix: string;
+  /** Public keys: the origins a browser may use it from (empty: any). */
+  origins: string[];
+}
+
 /** /me: what the calling key is, and where the portal lives. */
 export const MeSchema = z
   .object({

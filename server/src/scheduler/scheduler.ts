@@ -51,7 +51,7 @@ export class Scheduler {
     if (!config.escalation.length) return;
     const now = this.deps.clock().getTime();
     const due: { id: string; entry: (typeof config.escalation)[number] }[] = [];
-    for (const t of this.deps.tickets[mode].scan()) {
+    for await (const t of this.deps.tickets[mode].scan()) {
       if (isClosedStatus(config.statuses, t.item.status)) continue;
       for (const entry of config.escalation) {
         if (t.escalated.includes(entry.id)) continue;
@@ -80,9 +80,10 @@ export class Scheduler {
     const { autoclose } = config;
     if (!autoclose.enabled || !autoclose.statuses.length) return;
     const cutoff = this.deps.clock().getTime() - autoclose.after_days * DAY;
-    const idle = [...this.deps.tickets[mode].scan()]
-      .filter((t) => autoclose.statuses.includes(t.item.status) && Date.parse(t.lastCustomerAt) <= cutoff)
-      .map((t) => t.item.id);
+    const idle: string[] = [];
+    for await (const t of this.deps.tickets[mode].scan()) {
+      if (autoclose.statuses.includes(t.item.status) && Date.parse(t.lastCustomerAt) <= cutoff) idle.push(t.item.id);
+    }
     for (const id of idle) {
       let previous: StoredTicket | undefined;
       const updated = await this.deps.tickets[mode].update(id, (current) => {

@@ -20,7 +20,9 @@ import {
   type KeyMode,
   type ListFilter,
   type StoredTicket,
+  type FileStore,
   type TicketChange,
+  type TicketFacts,
   type TicketStore,
 } from './ticket-store.js';
 import { gated } from './write-gate.js';
@@ -78,7 +80,7 @@ function looksLikeTicket(value: unknown, id: string): value is Ticket {
  * next checkpoint, several thousand tickets at a time; until then reads find it in the journal.
  * At start, a journal a crash left behind is written out as files before the files are read.
  */
-export class FileTicketStore implements TicketStore {
+export class FileTicketStore implements TicketStore, FileStore {
   private index = new TicketIndex();
   private mutex = new KeyedMutex();
   // Shared, never mutated: every writer builds a new record (routes clone or spread before changing).
@@ -158,14 +160,6 @@ export class FileTicketStore implements TicketStore {
       this.rememberKeys(parsed);
     }
     this.index.sorted();
-  }
-
-  get size() {
-    return this.index.size;
-  }
-
-  has(id: string) {
-    return this.index.has(id);
   }
 
   private ticketPath(id: string) {
@@ -311,18 +305,22 @@ export class FileTicketStore implements TicketStore {
   }
 
   list(filter: ListFilter, limit: number, offset: number) {
-    return this.index.list(filter, limit, offset);
+    return Promise.resolve(this.index.list(filter, limit, offset));
   }
 
   count(filter: ListFilter) {
     return Promise.resolve(this.index.list(filter, 0, 0).total);
   }
 
-  scan() {
-    return this.index.scan();
+  /**
+   * A snapshot of the index, yielded one by one: the index changes under writes that run between
+   * the consumer's awaits, the snapshot does not.
+   */
+  async *scan(): AsyncIterable<TicketFacts> {
+    yield* [...this.index.scan()];
   }
 
-  async readFile(ticketId: string, fileId: string): Promise<Buffer | undefined> {
+  async read(ticketId: string, fileId: string): Promise<Buffer | undefined> {
     if (!isId('tkt', ticketId) || !isId('fil', fileId)) return undefined;
     try {
       return await readFile(join(this.filesDir, ticketId, fileId));

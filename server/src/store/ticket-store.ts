@@ -56,29 +56,38 @@ export interface TicketChange {
   idempotency?: IdempotencyRecord | undefined;
 }
 
+/** A page of the list view, and how many tickets match the filter in all. */
+export interface ListPage {
+  items: TicketListItem[];
+  total: number;
+}
+
+/** A ticket's list view with what the scheduler needs to know of it (escalation, autoclose). */
+export type TicketFacts = { item: TicketListItem } & AutomationFacts;
+
 /**
- * Tickets of one mode (live or test). The file implementation keeps one JSON file per ticket; another
- * implementation (a database) can take its place without the features noticing.
+ * Tickets of one mode (live or test). The JSON-file implementation keeps one file per ticket behind a
+ * write-ahead journal, with an index in memory; a database implementation can take its place without
+ * the features noticing: everything here is asynchronous and names no implementation type.
  */
 export interface TicketStore {
   readonly mode: KeyMode;
-  readonly size: number;
-  has(id: string): boolean;
   get(id: string): Promise<StoredTicket | undefined>;
-  /** Stores the files, then the ticket; acknowledged only when both are on disk. */
+  /** Stores the files, then the ticket; acknowledged only when both are durable. */
   create(change: TicketChange): Promise<StoredTicket>;
   /** Serialised per ticket: `change` sees the latest record. Undefined when the ticket does not exist. */
   update(
     id: string,
     change: (current: StoredTicket) => TicketChange | Promise<TicketChange>,
   ): Promise<StoredTicket | undefined>;
+  /** Removes the ticket and its files; false when there was none. */
   remove(id: string): Promise<boolean>;
-  list(filter: ListFilter, limit: number, offset: number): { items: TicketListItem[]; total: number };
-  /** How many tickets match `filter`. */
+  /** Newest first. */
+  list(filter: ListFilter, limit: number, offset: number): Promise<ListPage>;
+  /** How many tickets match `filter` (`{}`: all of them). */
   count(filter: ListFilter): Promise<number>;
-  /** Every ticket's list view with the facts the scheduler needs, oldest first. */
-  scan(): IterableIterator<{ item: TicketListItem } & AutomationFacts>;
-  readFile(ticketId: string, fileId: string): Promise<Buffer | undefined>;
+  /** Every ticket's list view with the facts the scheduler needs, oldest first, as of the call. */
+  scan(): AsyncIterable<TicketFacts>;
   /** The ticket an Idempotency-Key (scope and key) was stored with, while that ticket exists. */
   recallIdempotency(key: string): Promise<{ ticketId: string; hash: string; at: string } | undefined>;
   /**
@@ -88,4 +97,12 @@ export interface TicketStore {
   flush(): Promise<void>;
   /** Resolves once every write in flight has finished. */
   idle(): Promise<void>;
+  /** Writes out what it holds and lets go of its files (a clean stop). */
+  close(): Promise<void>;
+}
+
+/** Attachment bytes of one mode: written with the ticket change that names them (TicketChange.files). */
+export interface FileStore {
+  /** The bytes of one attachment of one ticket, or undefined. */
+  read(ticketId: string, fileId: string): Promise<Uint8Array | undefined>;
 }

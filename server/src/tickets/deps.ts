@@ -3,7 +3,7 @@ import type { TicketEvents } from '../events/events.js';
 import type { Quotas } from '../files/quota.js';
 import type { KeyMode } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
-import type { TicketStore } from '../store/ticket-store.js';
+import type { FileStore, TicketStore } from '../store/ticket-store.js';
 import type { IdempotencyCache } from './idempotency.js';
 
 /** What the ticket routes need from the app (the app's Deps provides it). */
@@ -11,6 +11,8 @@ export interface TicketDeps {
   configStore: ConfigStore;
   /** Live and test tickets, apart: an actor only ever sees the store of its mode. */
   tickets: Record<KeyMode, TicketStore>;
+  /** Attachment bytes, apart by mode as the tickets are. */
+  files: Record<KeyMode, FileStore>;
   events: TicketEvents;
   idempotency: IdempotencyCache;
   turnstile: TurnstileVerifier;

@@ -10,7 +10,7 @@ import type { TicketDeps } from './deps.js';
 import { findTicket, ownerCheck } from './lookup.js';
 import { ownerEmail } from './schema.js';
 
-const route = routeFor<Pick<TicketDeps, 'configStore' | 'tickets' | 'events' | 'clock' | 'quotas'>>();
+const route = routeFor<Pick<TicketDeps, 'configStore' | 'tickets' | 'files' | 'events' | 'clock' | 'quotas'>>();
 
 const UploadInput = z.object({
   ticket_id: id,
@@ -106,7 +106,7 @@ const download = route({
     const ticket = await findTicket(store, actor, query.ticket_id, query.email);
     const all = [...ticket.attachments, ...ticket.replies.flatMap((r) => r.attachments)];
     const meta = all.find((a) => a.id === query.file_id);
-    const data = meta && (await store.readFile(ticket.id, meta.id));
+    const data = meta && (await deps.files[actor.mode].read(ticket.id, meta.id));
     if (!meta || !data) throw notFound('file');
     return {
       raw: { data, type: meta.type },

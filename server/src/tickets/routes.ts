@@ -199,7 +199,7 @@ const list = route({
   responses: { 200: { description: 'A page of tickets', schema: TicketListSchema } },
   async handler({ actor, query }, deps) {
     const { limit, offset, ...filter } = query;
-    const { items, total } = deps.tickets[actor.mode].list(filter, limit, offset);
+    const { items, total } = await deps.tickets[actor.mode].list(filter, limit, offset);
     return { body: { data: items, total, limit, offset } };
   },
 });
