@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomToken } from '../../server/src/store/ids.js';
+import { randomToken } from '../../server/src/model/ids.js';
 
 const STATUSES = ['open', 'pending', 'answered', 'closed'];
 const PRIORITIES = ['low', 'normal', 'high', 'urgent'];

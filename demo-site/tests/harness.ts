@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startServer, type TestServer } from '../../server/src/test-support/server.js';
-import { startDemoSite } from '../../server/src/test-support/site.js';
+import { startServer, type TestServer } from '@ticketing/server/test-support';
+import { startDemoSite } from '@ticketing/server/test-support/site';
 import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 
 export const SHOTS = new URL('../screenshots/', import.meta.url).pathname;

@@ -2,24 +2,39 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import { adminRoutes } from './admin/routes.js';
 import type { Deps } from './deps.js';
-import { fileRoutes } from './files/routes.js';
 import { accessLog } from './http/access-log.js';
 import { cors } from './http/cors.js';
 import { apiReference } from './docs/reference.js';
 import { errorRenderer } from './http/errors.js';
 import { health } from './health/health.js';
 import { legacyPhp } from './http/legacy-php.js';
+import { mountRoutes } from './http/mount.js';
 import { requestId } from './http/request-id.js';
-import { routeFactory } from './http/route.js';
+import { bearerKey } from './keys/bearer.js';
 import { kbRoutes } from './kb/routes.js';
+import { moduleEnabled } from './model/index.js';
+import { openApiRoutes } from './openapi/routes.js';
 import { portalRoutes } from './portal/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { serveAssets, widgetAssets } from './static/assets.js';
+import { fileRoutes } from './tickets/file-routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 
+/** Every endpoint of the API, each declared once in its feature's routes.ts. */
+const FEATURE_ROUTES = [
+  ...ticketRoutes,
+  ...fileRoutes,
+  ...portalRoutes,
+  ...kbRoutes,
+  ...settingsRoutes,
+  ...adminRoutes,
+];
+export const ROUTES = [...FEATURE_ROUTES, ...openApiRoutes(FEATURE_ROUTES)];
+
 /**
- * The whole middleware order on one screen. Each route adds, in this order, the key check, the
- * permission check and the rate limit (http/route.ts); handlers read the body after those.
+ * The whole middleware order on one screen. The routes' own checks (credential, permission, module
+ * switch, rate limit, storage, query and body) run in http/mount.ts, in the order of docs/api.md.
+ * /health, /ready and /docs sit outside /v1 and before the API.
  */
 export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: AbortSignal } = {}): Koa {
   // X-Forwarded-For is read from the right: each proxy appends the address it saw, so only the last
@@ -28,14 +43,16 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   // Errors are rendered and logged by errorRenderer; this catches the rare one outside any request.
   app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
 
+  const limiter = deps.rateLimiter;
   const router = new Router();
-  const route = routeFactory(router, deps);
-  ticketRoutes(route, deps);
-  fileRoutes(route, deps);
-  portalRoutes(route, deps);
-  kbRoutes(route, deps);
-  settingsRoutes(route, deps);
-  adminRoutes(route, deps);
+  mountRoutes(router, ROUTES, deps, {
+    // The console's session cookie goes beside the bearer key here.
+    credentials: [bearerKey(deps.keys, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute })],
+    moduleEnabled: (name) => moduleEnabled(deps.configStore.get().modules, name),
+    rateLimit: deps.config.rateLimit,
+    limiter,
+    storing: (actor, ip, stores) => deps.quotas.guard(actor, ip, stores),
+  });
 
   // No answer may be sniffed into something else by a browser (an error echoing input read as HTML).
   app.use(async (ctx, next) => {
@@ -51,10 +68,10 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   const widget = widgetAssets();
   if (!widget.size) deps.logger.warn('the widget is not built (widget/dist is empty): run pnpm build');
   app.use(serveAssets(widget, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' }));
-  app.use(apiReference(deps)); // /docs: the browsable API reference
+  app.use(apiReference(ROUTES, deps)); // /docs: the browsable API reference
   if (extra.site) app.use(extra.site); // the demo pages, in demo mode only
-  app.use(legacyPhp);
-  app.use(cors);
+  app.use(legacyPhp(ROUTES));
+  app.use(cors(ROUTES));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -1,51 +1,78 @@
 import { createServer, type Server } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
+import type { Middleware } from 'koa';
 import { pino, type Logger } from 'pino';
+import { turnstileVerifier } from './abuse/turnstile.js';
 import { createApp } from './app.js';
-import { RateLimiter } from './http/rate-limit.js';
-import type { Config } from './config.js';
-import type { Deps } from './deps.js';
-import { TicketEvents } from './events.js';
 import { auditTicketEvents, type AuditEntry } from './audit/audit.js';
 import { rulesListener } from './automation/rules.js';
+import type { Config } from './config/config.js';
+import type { Deps } from './deps.js';
+import { TicketEvents } from './events/events.js';
+import { ConfigKeyStore } from './keys/key-store.js';
+import { checkEnvKeys, createKey } from './keys/keys.js';
 import { Mailer, type MailMessage } from './mail/mailer.js';
 import { mailListener } from './mail/notify.js';
+import type { WebhookLogEntry } from './model/index.js';
 import { Outbox } from './outbox/outbox.js';
 import { Scheduler } from './scheduler/scheduler.js';
-import { webhookListener, webhookSender } from './webhooks/deliver.js';
-import { checkEnvKeys, createKey, KeyRing } from './keys/keys.js';
 import { AppendLog } from './store/append-log.js';
-import type { WebhookLogEntry } from './webhooks/log.js';
-import { openConfigStore, type ConfigStore } from './store/config-store.js';
-import { readDemoKeys, writeDemoKeys } from './demo/keys-file.js';
-import { seedDemo } from './demo/seed.js';
-import { demoSite } from './demo/site.js';
-import { FileTicketStore } from './store/file-ticket-store.js';
+import { openConfigFile } from './store/config-file.js';
+import type { ConfigStore } from './store/config-store.js';
+import type { KeyStore } from './store/key-store.js';
 import { makeDir, writeFileDurable } from './store/durable-write.js';
-import { acquireLock } from './store/lock.js';
-import { closeGate, openGate } from './store/write-gate.js';
-import { removeStaleSnapshots } from './backup/snapshot.js';
-import { startControlServer } from './control/control-server.js';
-import { prepareDataDir } from './datadir/prepare.js';
+import { FileTicketStore } from './store/file-ticket-store.js';
+import { acquireLock, type DataDirLock } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
 import { IdempotencyCache } from './tickets/idempotency.js';
+import { Quotas } from './files/quota.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { closeGate, openGate } from './store/write-gate.js';
+import { removeStaleSnapshots } from './backup/snapshot.js';
+import { startControlServer, type ControlServer } from './control/control-server.js';
+import { prepareDataDir } from './datadir/prepare.js';
 import { VERSION } from './version.js';
+import { webhookListener, webhookSender } from './webhooks/deliver.js';
+
+/** The first keys of a fresh data directory, in full (they exist in full only now). */
+export interface FirstKeys {
+  pk: string;
+  sk: string;
+}
+
+/**
+ * A mode the server can start in beside the plain one: the demo (demo/mode.ts) seeds a fresh
+ * directory, serves its pages and prints its keys. Boot knows this seam, not the demo.
+ */
+export interface BootExtension {
+  /** Boot prints the first keys of a fresh directory, unless the extension shows its own. */
+  printsFirstKeys: boolean;
+  /** Runs once the stores are open, before the app is built. */
+  setUp(context: {
+    configStore: ConfigStore;
+    keys: KeyStore;
+    dataDir: string;
+    clock: () => Date;
+    firstKeys: FirstKeys | undefined;
+  }): Promise<{ site?: Middleware; started?(url: string, print: (line: string) => void): Promise<void> }>;
+}
 
 export interface BootOptions {
   logger?: Logger;
   clock?: () => Date;
   /** Where the human-readable lines go (the URL, first keys). */
   print?: (line: string) => void;
-  /** Demo mode: seed a fresh directory, serve demo-site at /, keep and print the demo keys. */
-  demo?: boolean;
+  extension?: BootExtension;
   /**
    * Whether the printed lines reach a person at a terminal (default: standard output is a TTY). The
    * first secret key is printed only then; a service manager's log (journald keeps standard output)
    * must never hold it.
    */
   terminal?: boolean;
+  /** How the server reaches the outside world (Turnstile's siteverify); tests hand in a stand-in. */
+  fetch?: typeof globalThis.fetch;
 }
 
 export interface RunningServer {
@@ -70,13 +97,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   const print = options.print ?? ((line) => process.stdout.write(`${line}\n`));
   const logger = options.logger ?? pino({ level: config.logLevel, base: undefined });
   const clock = options.clock ?? (() => new Date());
-  const badKeys = checkEnvKeys(config.envKeys);
-  if (badKeys.length)
-    throw new StartupError(
-      badKeys.join('\n'),
-      'Keys look like pk_live_ or sk_test_ followed by at least 24 letters and digits.',
-    );
-
+  checkKeys(config);
   const dataDir = resolve(config.dataDir);
   await makeDir(dataDir);
   const lock = acquireLock(dataDir);
@@ -84,127 +105,42 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   try {
     await removeStaleSnapshots(dataDir);
     await prepareDataDir(dataDir, { serverVersion: VERSION, print });
-    const configStore = await openConfigStore(dataDir);
-    let firstKeys: { pk: string; sk: string } | undefined;
-    if (configStore.created && configStore.get().keys.length === 0) {
-      // The demo keeps and prints its keys itself (demo-keys.json).
-      const show = options.demo ? undefined : { print, terminal: options.terminal ?? Boolean(process.stdout.isTTY) };
-      firstKeys = await createFirstKeys(configStore, dataDir, show);
-    }
-    if (options.demo && configStore.created) await seedDemo(configStore, clock());
-    const demoKeys = options.demo ? await ensureDemoKeys(dataDir, configStore, firstKeys) : undefined;
-    const [live, test] = await Promise.all([
-      FileTicketStore.open(dataDir, 'live'),
-      FileTicketStore.open(dataDir, 'test'),
-    ]);
-
-    const [audit, webhookLog] = await Promise.all([
-      AppendLog.open<AuditEntry>(join(dataDir, 'audit.jsonl')),
-      AppendLog.open<WebhookLogEntry>(join(dataDir, 'webhook_log.jsonl')),
-    ]);
-
-    const outbox = await Outbox.open(dataDir, clock, logger);
-
-    let keyRing = new KeyRing(configStore.get().keys, config.envKeys);
-    configStore.onChange((data) => (keyRing = new KeyRing(data.keys, config.envKeys)));
-
+    const stores = await openStores(dataDir, config, clock, logger);
+    const firstKeys = await firstStart(stores, dataDir, {
+      print: options.extension?.printsFirstKeys === false ? undefined : print,
+      terminal: options.terminal ?? Boolean(process.stdout.isTTY),
+    });
+    const extension = await options.extension?.setUp({
+      configStore: stores.configStore,
+      keys: stores.keys,
+      dataDir,
+      clock,
+      firstKeys,
+    });
     // Known once the server listens (a port of 0 is chosen then); nothing reads it before.
     let publicUrl = config.publicUrl ?? '';
-    const deps: Deps = {
-      config,
-      publicUrl: () => publicUrl,
-      configStore,
-      tickets: { live, test },
-      keyRing: () => keyRing,
-      logger,
-      clock,
-      events: new TicketEvents((err, e) =>
-        logger.error({ err, event: e.type, ticket: e.ticket.id }, 'a ticket event listener failed'),
-      ),
-      idempotency: new IdempotencyCache(() => clock().getTime()),
-      audit,
-      outbox,
-      webhookLog,
-      rateLimiter: new RateLimiter(() => clock().getTime()),
-      version: VERSION,
-    };
-    const mailer = new Mailer();
-    outbox.handle('mail', (job) => mailer.send(configStore.get().mail, job.payload as MailMessage));
-    outbox.handle(
-      'webhook',
-      webhookSender(configStore.get, webhookLog, clock, { allowLocal: config.webhooksAllowLocal }),
-    );
-    // Order matters: rules may change the ticket; mail, webhooks and the audit log see the result.
-    deps.events.on(rulesListener(deps));
-    deps.events.on(mailListener(deps));
-    deps.events.on(webhookListener(deps));
-    deps.events.on(auditTicketEvents(audit, clock));
+    const deps = wireDeps(config, stores, { logger, clock, publicUrl: () => publicUrl, fetch: options.fetch ?? fetch });
+    const mailer = startDeliveries(deps);
     const scheduler = new Scheduler(deps);
     const stopping = new AbortController();
-    const site = demoKeys ? demoSite({ publicKey: demoKeys.pk, apiOrigin: '' }) : undefined;
-    const app = createApp(deps, { site, stopping: stopping.signal });
-    // Timeouts are enforced on a timer; Node's default of every 30 s would let a slowloris connection
-    // hold on for up to 40 s instead of 10.
-    const server = createServer({ connectionsCheckingInterval: 1000 }, app.callback());
-    Object.assign(server, SERVER_TIMEOUTS);
-    await new Promise<void>((ok, fail) => {
-      server.once('error', fail);
-      server.listen(config.port, config.host, () => ok());
-    });
-    const { port } = server.address() as AddressInfo;
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const url = `http://${host}:${port}`;
+    const app = createApp(deps, { ...(extension?.site ? { site: extension.site } : {}), stopping: stopping.signal });
+    const { server, url } = await listen(app, config);
     publicUrl = config.publicUrl ?? url;
     const control = await startControlServer(dataDir, deps, url);
-    logger.info({ tickets: { live: live.size, test: test.size }, outbox: outbox.pending.length, dataDir }, 'started');
-    scheduler.start(config.schedulerMs);
-    void outbox.process(); // what was pending before a restart goes out now
-    if (demoKeys) {
-      await writeDemoKeys(dataDir, { publicKey: demoKeys.pk, secretKey: demoKeys.sk, url });
-      print('');
-      print(`Ticketing demo: open ${url}/ in your browser (the shop page with the widget).`);
-      print(`  public key (in the pages): ${demoKeys.pk}`);
-      print(`  secret key (support):      ${demoKeys.sk}`);
-      print('Play support from another terminal:');
-      print('  pnpm demo:tickets                        list tickets');
-      print('  pnpm demo:reply <ticket id> "Thanks!"    answer as support');
-      print('  pnpm demo:close <ticket id>              close a ticket (the customer can then rate it)');
-      print('');
-    }
-    print(`listening on ${url}`);
-
-    let closing: Promise<void> | undefined;
-    return {
-      url,
-      server,
-      deps,
-      scheduler,
-      close() {
-        closing ??= (async () => {
-          stopping.abort(); // /ready answers 503, every answer closes its connection
-          scheduler.stop();
-          // No new connections; requests in flight finish (their writes and queued deliveries with
-          // them), for up to DRAIN_MS, then whatever still hangs is cut.
-          const drained = new Promise<void>((ok) => server.close(() => ok()));
-          server.closeIdleConnections();
-          const timer = new AbortController();
-          await Promise.race([drained, sleep(DRAIN_MS, undefined, { signal: timer.signal }).catch(() => {})]);
-          timer.abort();
-          server.closeAllConnections();
-          await drained;
-          await Promise.all([live.idle(), test.idle()]);
-          await Promise.all([live.close(), test.close()]); // the journals written out as ticket files
-          // Queued deliveries are on disk; one in flight gets a moment, then its attempt is recorded.
-          await outbox.stop(OUTBOX_GRACE_MS);
-          await control.close();
-          mailer.close();
-          await Promise.all([audit.close(), webhookLog.close(), outbox.close()]);
-          closeGate(dataDir);
-          lock.release();
-        })();
-        return closing;
+    logger.info(
+      {
+        tickets: { live: await stores.live.count({}), test: await stores.test.count({}) },
+        outbox: stores.outbox.pending.length,
+        dataDir,
       },
-    };
+      'started',
+    );
+    scheduler.start(config.schedulerMs);
+    void deps.outbox.process(); // what was pending before a restart goes out now
+    await extension?.started?.(url, print);
+    print(`listening on ${url}`);
+    const close = closer({ dataDir, server, scheduler, stores, mailer, lock, control, stopping });
+    return { url, server, deps, scheduler, close };
   } catch (err) {
     closeGate(dataDir);
     lock.release();
@@ -212,19 +148,128 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   }
 }
 
-/** The demo's keys: the first keys of a fresh demo directory, else those it kept, else a new pair. */
-async function ensureDemoKeys(
-  dataDir: string,
-  configStore: ConfigStore,
-  first: { pk: string; sk: string } | undefined,
-) {
-  if (first) return first;
-  const kept = readDemoKeys(dataDir);
-  if (kept) return { pk: kept.publicKey, sk: kept.secretKey };
-  const pk = createKey('public', 'live', { label: 'demo' });
-  const sk = createKey('secret', 'live', { label: 'demo' });
-  await configStore.update((d) => void d.keys.push(pk.stored, sk.stored));
-  return { pk: pk.key, sk: sk.key };
+/** Keys given in TICKETING_KEYS must be well formed: a typo stops the start with a message. */
+function checkKeys(config: Config) {
+  const bad = checkEnvKeys(config.envKeys);
+  if (bad.length)
+    throw new StartupError(
+      bad.join('\n'),
+      'Keys look like pk_live_ or sk_test_ followed by at least 24 letters and digits.',
+    );
+}
+
+type Stores = Awaited<ReturnType<typeof openStores>>;
+
+/** The configuration, the tickets of both modes, the logs and the outbox of one data directory. */
+async function openStores(dataDir: string, config: Config, clock: () => Date, logger: Logger) {
+  const configStore = await openConfigFile(dataDir);
+  const keys = new ConfigKeyStore(configStore, config.envKeys);
+  const [live, test, audit, webhookLog, outbox] = await Promise.all([
+    FileTicketStore.open(dataDir, 'live'),
+    FileTicketStore.open(dataDir, 'test'),
+    AppendLog.open<AuditEntry>(join(dataDir, 'audit.jsonl')),
+    AppendLog.open<WebhookLogEntry>(join(dataDir, 'webhook_log.jsonl')),
+    Outbox.open(dataDir, clock, logger),
+  ]);
+  return { configStore, keys, live, test, audit, webhookLog, outbox };
+}
+
+/** The app's dependencies. */
+function wireDeps(
+  config: Config,
+  stores: Stores,
+  parts: { logger: Logger; clock: () => Date; publicUrl: () => string; fetch: typeof globalThis.fetch },
+): Deps {
+  const { configStore } = stores;
+  const rateLimiter = new RateLimiter(() => parts.clock().getTime());
+  return {
+    config,
+    ...parts,
+    configStore,
+    tickets: { live: stores.live, test: stores.test },
+    files: { live: stores.live, test: stores.test },
+    keys: stores.keys,
+    events: new TicketEvents((err, e) =>
+      parts.logger.error({ err, event: e.type, ticket: e.ticket.id }, 'a ticket event listener failed'),
+    ),
+    idempotency: new IdempotencyCache(() => parts.clock().getTime()),
+    audit: stores.audit,
+    outbox: stores.outbox,
+    webhookLog: stores.webhookLog,
+    turnstile: turnstileVerifier({ verifyUrl: config.turnstileVerifyUrl, fetch: parts.fetch }),
+    rateLimiter,
+    quotas: new Quotas(config, rateLimiter),
+    version: VERSION,
+  };
+}
+
+/** Senders for the outbox, and the listeners that turn ticket events into deliveries and audit entries. */
+function startDeliveries(deps: Deps) {
+  const mailer = new Mailer();
+  deps.outbox.handle('mail', (job) => mailer.send(deps.configStore.get().mail, job.payload as MailMessage));
+  deps.outbox.handle(
+    'webhook',
+    webhookSender(deps.configStore.get, deps.webhookLog, deps.clock, { allowLocal: deps.config.webhooksAllowLocal }),
+  );
+  // Order matters: rules may change the ticket; mail, webhooks and the audit log see the result.
+  deps.events.on(rulesListener(deps));
+  deps.events.on(mailListener(deps));
+  deps.events.on(webhookListener(deps));
+  deps.events.on(auditTicketEvents(deps.audit, deps.clock));
+  return mailer;
+}
+
+async function listen(app: ReturnType<typeof createApp>, config: Config) {
+  // Timeouts are enforced on a timer; Node's default of every 30 s would let a slowloris connection
+  // hold on for up to 40 s instead of 10.
+  const server = createServer({ connectionsCheckingInterval: 1000 }, app.callback());
+  Object.assign(server, SERVER_TIMEOUTS);
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(config.port, config.host, () => ok());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return { server, url: `http://${host}:${port}` };
+}
+
+/**
+ * Stops: /ready answers 503 and every answer closes its connection; no new connections; requests in
+ * flight finish (their writes and queued deliveries with them) for up to DRAIN_MS, then whatever still
+ * hangs is cut; a delivery in flight gets a moment, then its attempt is recorded; the lock goes last.
+ */
+function closer(parts: {
+  dataDir: string;
+  server: Server;
+  scheduler: Scheduler;
+  stores: Stores;
+  mailer: Mailer;
+  lock: DataDirLock;
+  control: ControlServer;
+  stopping: AbortController;
+}) {
+  const { dataDir, server, scheduler, stores, mailer, lock, control, stopping } = parts;
+  let closing: Promise<void> | undefined;
+  return () =>
+    (closing ??= (async () => {
+      stopping.abort();
+      scheduler.stop();
+      const drained = new Promise<void>((ok) => server.close(() => ok()));
+      server.closeIdleConnections();
+      const timer = new AbortController();
+      await Promise.race([drained, sleep(DRAIN_MS, undefined, { signal: timer.signal }).catch(() => {})]);
+      timer.abort();
+      server.closeAllConnections();
+      await drained;
+      await Promise.all([stores.live.idle(), stores.test.idle()]);
+      await Promise.all([stores.live.close(), stores.test.close()]); // the journals written out as ticket files
+      await stores.outbox.stop(OUTBOX_GRACE_MS);
+      await control.close();
+      mailer.close();
+      await Promise.all([stores.audit.close(), stores.webhookLog.close(), stores.outbox.close()]);
+      closeGate(dataDir);
+      lock.release();
+    })());
 }
 
 export const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');
@@ -232,20 +277,20 @@ export const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secr
 /**
  * The first keys of an empty data directory. The public key is printed (it is public); the secret
  * key only to a terminal. Anywhere else (a service manager's log, a file) it goes into a file that
- * only the owner can read, and the line says where.
+ * only the owner can read, and the line says where. Nothing is printed when `print` is undefined
+ * (the demo shows its keys itself).
  */
-async function createFirstKeys(
-  configStore: ConfigStore,
+async function firstStart(
+  { configStore, keys }: Pick<Stores, 'configStore' | 'keys'>,
   dataDir: string,
-  show: { print: (line: string) => void; terminal: boolean } | undefined,
-) {
+  show: { print: ((line: string) => void) | undefined; terminal: boolean },
+): Promise<FirstKeys | undefined> {
+  if (!configStore.created || (await keys.list()).length) return undefined;
   const pk = createKey('public', 'live', { label: 'created on first start' });
   const sk = createKey('secret', 'live', { label: 'created on first start' });
-  await configStore.update((d) => {
-    d.keys.push(pk.stored, sk.stored);
-  });
-  if (show) {
-    const { print } = show;
+  await keys.add(pk.stored, sk.stored);
+  const { print } = show;
+  if (print) {
     print('Created your first API keys. The secret key is shown once and stored only as a hash.');
     print(`  public key (widget, customers): ${pk.key}`);
     if (show.terminal) {

@@ -3,7 +3,7 @@ import { BackupError } from './backup/archive.js';
 import { BACKUP_USAGE, backupCommand, restoreCommand } from './cli/backup-command.js';
 import { CliError } from './cli/data-dir-access.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys-command.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config/config.js';
 import { ControlError } from './control/control-client.js';
 import { KeyCommandError } from './keys/commands.js';
 import { LockError } from './store/lock.js';

@@ -1,32 +1,26 @@
 import type { Logger } from 'pino';
-import type { AuditLog } from './audit/audit.js';
-import type { Config } from './config.js';
-import type { TicketEvents } from './events.js';
+import type { AdminDeps } from './admin/routes.js';
+import type { Config } from './config/config.js';
 import type { RateLimiter } from './http/rate-limit.js';
-import type { KeyRing } from './keys/keys.js';
-import type { ConfigStore } from './store/config-store.js';
-import type { KeyMode, TicketStore } from './store/ticket-store.js';
+import type { KeyStore } from './store/key-store.js';
+import type { OpenApiDeps } from './openapi/routes.js';
 import type { Outbox } from './outbox/outbox.js';
-import type { IdempotencyCache } from './tickets/idempotency.js';
-import type { WebhookLog } from './webhooks/log.js';
+import type { PortalDeps } from './portal/routes.js';
+import type { TicketDeps } from './tickets/deps.js';
 
-/** Everything the app needs from outside, passed to createApp so tests can build it with real parts. */
-export interface Deps {
+/**
+ * Everything the app needs from outside, passed to createApp so tests can build it with real parts.
+ * Each feature declares what it uses (TicketDeps, AdminDeps, …); this is all of them together.
+ */
+export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps {
   config: Config;
-  /** Where links in mail point: TICKETING_PUBLIC_URL, else the address the server is bound to. */
-  publicUrl: () => string;
-  configStore: ConfigStore;
-  tickets: Record<KeyMode, TicketStore>;
-  keyRing: () => KeyRing;
+  /** The API keys (the bearer credential looks them up by hash). */
+  keys: KeyStore;
   logger: Logger;
-  clock: () => Date;
-  events: TicketEvents;
-  idempotency: IdempotencyCache;
-  audit: AuditLog;
   /** Durable queue for mail and webhook deliveries. */
   outbox: Outbox;
-  webhookLog: WebhookLog;
   /** Request and upload windows per client address (http/rate-limit.ts). */
   rateLimiter: RateLimiter;
-  version: string;
+  /** How the server reaches the outside world (Turnstile's siteverify); tests hand in a stand-in. */
+  fetch: typeof globalThis.fetch;
 }

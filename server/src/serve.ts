@@ -1,11 +1,11 @@
-import { boot } from './boot.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { boot, type BootExtension } from './boot.js';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { startupFailureMessage } from './startup/failure.js';
 import { LockError } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
 
 /** Boots from the environment, stops cleanly on SIGINT/SIGTERM, and turns start-up failures into a message and exit code 1. */
-export async function serve(options: { demo?: boolean } = {}) {
+export async function serve(options: { extension?: BootExtension } = {}) {
   let config: Config | undefined;
   try {
     config = loadConfig();

@@ -1,41 +1,16 @@
-import type { Category, Priority } from '../../server/src/api-types.js';
-
 export type {
+  Article,
   Attachment,
   Category,
   KbListItem,
   Meta,
+  Priority,
   PublicTicket,
   Reply,
   Status,
-} from '../../server/src/api-types.js';
-export type { Priority };
-
-/** What /widget-config answers (API.md). */
-export interface WidgetConfig {
-  design: {
-    title: string;
-    greeting: string;
-    primary_color: string;
-    position: 'bottom-right' | 'bottom-left';
-    theme: 'auto' | 'light' | 'dark';
-    launcher_label: string | null;
-    logo_url: string | null;
-    locale: string;
-  };
-  form: {
-    require_category: boolean;
-    show_page_url: boolean;
-    privacy_notice: string | null;
-    allow_attachments: boolean;
-  };
-  modules: { kb: boolean; uploads: boolean; rating: boolean; close_request: boolean };
-  categories: Category[];
-  turnstile: { enabled: boolean; site_key: string | null };
-  business_hours: { open_now: boolean; next_open_at: string | null; timezone: string };
-  public_key: string | null;
-  api_version: string;
-}
+  WidgetConfig,
+} from '@ticketing/server/model';
+import type { WidgetConfig } from '@ticketing/server/model';
 
 export type { Identity, Prefill, TicketingHandle, WidgetEvent, WidgetOptions } from './public-types.js';
 import type { Identity, Prefill, WidgetEvent } from './public-types.js';

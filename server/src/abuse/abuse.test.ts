@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReceiver } from '../test-support/receiver.js';
+import { turnstileVerifier } from './turnstile.js';
 import { createTicket, startServer, ticketInput, type TestServer } from '../test-support/server.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
-async function server(env: Record<string, string> = {}): Promise<TestServer> {
-  const s = await startServer({ env });
+async function server(env: Record<string, string> = {}, fetch?: typeof globalThis.fetch): Promise<TestServer> {
+  const s = await startServer({ env, ...(fetch ? { fetch } : {}) });
   cleanup.push(() => s.close());
   return s;
 }
@@ -171,8 +172,16 @@ describe('Turnstile', () => {
   });
 
   it('fails closed with a clear message when verification times out', async () => {
-    const { s } = await withStandIn(() => ({ status: 200, body: { success: true }, delayMs: 8000 }));
-    const started = Date.now();
+    // A stand-in for fetch that fails as fetch does when its timeout signal fires.
+    const calls: RequestInit[] = [];
+    const timedOut: typeof fetch = (_url, init) => {
+      calls.push(init ?? {});
+      return Promise.reject(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    };
+    const s = await server({}, timedOut);
+    await s.call('POST', '/admin?r=turnstile', {
+      json: { enabled: true, site_key: '0x4AAA', secret: 'turnstile-secret' },
+    });
     const res = await s.call('POST', '/create', {
       key: s.keys.pk,
       json: ticketInput({ 'cf-turnstile-response': 'tok' }),
@@ -182,8 +191,20 @@ describe('Turnstile', () => {
       code: 'captcha_failed',
       message: expect.stringMatching(/could not be verified/),
     });
-    expect(Date.now() - started).toBeLessThan(7000);
+    expect(calls[0]!.signal).toBeInstanceOf(AbortSignal); // every verification carries a timeout
     expect((await s.call('GET', '/list')).body.total).toBe(0);
+  });
+
+  it('gives up on a verification that outlasts its timeout', async () => {
+    // fetch that answers only when aborted: the verifier's own timeout (20 ms here) must end it.
+    const hanging: typeof fetch = (_url, init) =>
+      new Promise((_ok, fail) => init?.signal?.addEventListener('abort', () => fail(init.signal!.reason)));
+    const verify = turnstileVerifier({ verifyUrl: 'https://siteverify.invalid/', fetch: hanging, timeoutMs: 20 });
+    await expect(verify('secret', 'tok', '127.0.0.1')).rejects.toMatchObject({
+      status: 403,
+      code: 'captcha_failed',
+      message: expect.stringMatching(/could not be verified/),
+    });
   });
 });
 

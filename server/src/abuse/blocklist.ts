@@ -1,17 +1,33 @@
-import { ipMatcher } from '../admin/ip.js';
-import type { ConfigData } from '../admin/schema.js';
+import { BlockList, isIP } from 'node:net';
+import type { Blocklists } from '../model/index.js';
 import { ApiError } from '../http/errors.js';
 
-const cache = new WeakMap<ConfigData['blocklists'], (ip: string) => boolean>();
+/**
+ * A matcher for the configured addresses and CIDR ranges (checked when written: model/common.ts).
+ * node:net's BlockList does the matching, IPv4-mapped IPv6 included.
+ */
+export function ipMatcher(entries: string[]): (ip: string) => boolean {
+  const list = new BlockList();
+  for (const e of entries) {
+    const [addr = '', bits] = e.split('/');
+    const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) list.addAddress(addr, type);
+    else list.addSubnet(addr, Number(bits), type);
+  }
+  return (ip) => {
+    const bare = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+    const type = isIP(bare) === 6 ? 'ipv6' : 'ipv4';
+    return isIP(bare) ? list.check(bare, type) : false;
+  };
+}
+
+const cache = new WeakMap<Blocklists, (ip: string) => boolean>();
 
 /**
  * Refuses a customer's request whose address, email, email domain (or a parent domain of it) or text
  * is on a blocklist. The answer names no list, so a sender learns nothing about the rules.
  */
-export function checkBlocklists(
-  lists: ConfigData['blocklists'],
-  sender: { ip: string; email: string; texts: string[] },
-) {
+export function checkBlocklists(lists: Blocklists, sender: { ip: string; email: string; texts: string[] }) {
   const email = sender.email.trim().toLowerCase();
   const domain = email.slice(email.lastIndexOf('@') + 1);
   let ipBlocked = cache.get(lists);

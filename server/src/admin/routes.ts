@@ -1,259 +1,269 @@
-import type { Context } from 'koa';
 import { z } from 'zod';
-import { auditEntry } from '../audit/audit.js';
-import type { Deps } from '../deps.js';
-import { readBody } from '../http/body.js';
+import { auditEntry, type AuditLog } from '../audit/audit.js';
 import { formInt, optional } from '../http/coerce.js';
-import { ApiError, notFound, validationError, type ErrorDetail } from '../http/errors.js';
-import type { Route } from '../http/route.js';
+import { ApiError } from '../http/errors.js';
+import { routeFor } from '../http/route.js';
 import { validate } from '../http/validate.js';
-import { newId } from '../store/ids.js';
-import { hashPassword } from './passwords.js';
-import { withSmtpPass, withTurnstileSecret } from './secrets.js';
-import { checkReferences, statusUsesInConfig } from './references.js';
 import {
-  ALL_RESOURCES,
-  ENTRY_RESOURCES,
-  isKnown,
-  isList,
-  isObject,
-  LIST_RESOURCES,
-  LOG_RESOURCES,
-  OBJECT_RESOURCES,
-  WEBHOOK_SECRETS,
-  type ListResource,
-  type ObjectResource,
-} from './resources.js';
-import { AgentInputSchema, ArticleInputSchema, WebhookSecretInputSchema, type ConfigData } from './schema.js';
-import { agentView, resourceView } from './views.js';
-import { createdSecrets, newWebhookSecret, webhookUses } from './webhook-secrets.js';
+  AgentInputSchema,
+  AgentViewSchema,
+  ArticleInputSchema,
+  ArticleSchema,
+  AuditEntrySchema,
+  DeletedSchema,
+  OutboxEntrySchema,
+  PRIORITIES,
+  PrioritySchema,
+  WebhookLogEntrySchema,
+  WebhookSecretInputSchema,
+  WebhookSecretSchema,
+  WebhookSecretViewSchema,
+  type KeyMode,
+  type OutboxEntry,
+  type RequestActor,
+  type WebhookLogEntry,
+} from '../model/index.js';
+import { removeAgent, upsertAgent } from '../settings/agents.js';
+import { removeArticle, upsertArticle } from '../settings/articles.js';
+import { CONFIG_RESOURCE_NAMES, CONFIG_RESOURCES, isConfigResource } from '../settings/resources.js';
+import { agentView, webhookSecretsView } from '../settings/views.js';
+import { setWebhookSecret } from '../settings/webhook-secrets.js';
+import type { Config } from '../config/config.js';
+import type { ConfigStore } from '../store/config-store.js';
+import type { LogStore } from '../store/log-store.js';
+import type { TicketStore } from '../store/ticket-store.js';
 
-const LogQuery = z.object({
-  limit: optional(formInt.pipe(z.number().min(1, 'must be at least 1'))).transform((n) => Math.min(n ?? 100, 500)),
-});
+/** What /admin needs from the app. */
+export interface AdminDeps {
+  config: Pick<Config, 'webhooksAllowLocal'>;
+  configStore: ConfigStore;
+  tickets: Record<KeyMode, TicketStore>;
+  audit: AuditLog;
+  webhookLog: LogStore<WebhookLogEntry>;
+  outbox: { list(limit: number): Promise<OutboxEntry[]> };
+  clock: () => Date;
+}
 
-function resourceOf(ctx: Context): string {
-  const r = ctx.query.r;
-  if (typeof r !== 'string' || r === '') throw validationError('r', 'names the resource, e.g. r=all or r=design');
-  if (!isKnown(r)) throw new ApiError(404, 'resource_not_found', `There is no resource "${r.slice(0, 40)}".`);
+const route = routeFor<AdminDeps>();
+
+/** Agents and articles: created or updated one at a time, deleted by id. */
+const ENTRY_RESOURCES = ['agents', 'kb'] as const;
+/** Read-only records, newest first, with `limit`: the audit log, webhook attempts, the outbox. */
+const LOG_RESOURCES = ['audit', 'webhook_log', 'outbox'] as const;
+/**
+ * One signing secret per webhook URL, kept in step with the URLs by every write: reads list the URLs,
+ * a POST sets or rotates one URL's secret.
+ */
+const WEBHOOK_SECRETS = 'webhook_secrets' as const;
+/** Everything `r=all` answers: every resource but the logs. */
+const ALL = [...CONFIG_RESOURCE_NAMES, ...ENTRY_RESOURCES, WEBHOOK_SECRETS, 'priorities'] as const;
+const RESOURCES = ['all', ...ALL, ...LOG_RESOURCES] as const;
+
+const isOneOf = <T extends string>(list: readonly T[], r: string): r is T => (list as readonly string[]).includes(r);
+
+/** What each readable resource answers, for the document and the checks of every answer. */
+const VIEWS: Record<(typeof ALL)[number] | (typeof LOG_RESOURCES)[number], z.ZodType> = {
+  ...(Object.fromEntries(CONFIG_RESOURCE_NAMES.map((r) => [r, CONFIG_RESOURCES[r].view])) as Record<
+    (typeof CONFIG_RESOURCE_NAMES)[number],
+    z.ZodType
+  >),
+  agents: z.array(AgentViewSchema),
+  kb: z.array(ArticleSchema),
+  webhook_secrets: z.array(WebhookSecretViewSchema),
+  priorities: z.array(PrioritySchema),
+  audit: z.array(AuditEntrySchema),
+  webhook_log: z.array(WebhookLogEntrySchema),
+  outbox: z.array(OutboxEntrySchema),
+};
+
+const keyed = (names: readonly (keyof typeof VIEWS)[]) => names.map((r) => z.object({ [r]: VIEWS[r] }));
+/** `{ "<r>": value }`, or every resource at once for r=all. */
+const ReadAnswer: z.ZodType<Record<string, unknown>> = z.xor([
+  z.object(Object.fromEntries(ALL.map((r) => [r, VIEWS[r]]))).describe('r=all'),
+  ...keyed([...ALL, ...LOG_RESOURCES]),
+]);
+const AgentAnswer = z.object({ agent: AgentViewSchema });
+const ArticleAnswer = z.object({ article: ArticleSchema });
+/** The secrets a write generated: the one answer that ever shows them. */
+const created = z
+  .array(WebhookSecretSchema)
+  .optional()
+  .describe('webhook secrets this write generated for URLs new to the configuration: shown only here');
+/** A written resource as a read answers it, or the agent or article written. */
+const WriteAnswer: z.ZodType<Record<string, unknown>> = z.xor([
+  ...[...CONFIG_RESOURCE_NAMES, WEBHOOK_SECRETS].map((r) =>
+    z.object({ [r]: VIEWS[r], webhook_secrets_created: created }),
+  ),
+  AgentAnswer,
+  ArticleAnswer,
+]);
+
+const resourceParam = z
+  .string('names the resource, e.g. r=all or r=design')
+  .min(1, 'names the resource, e.g. r=all or r=design')
+  .meta({ enum: [...RESOURCES], description: 'the resource; another name answers 404 resource_not_found' });
+
+function known(r: string): (typeof RESOURCES)[number] {
+  if (!isOneOf(RESOURCES, r))
+    throw new ApiError(404, 'resource_not_found', `There is no resource "${r.slice(0, 40)}".`);
   return r;
 }
 
-const isReadOnly = (r: string) => r === 'all' || r === 'priorities' || (LOG_RESOURCES as readonly string[]).includes(r);
 const readOnly = (r: string) =>
   new ApiError(405, 'method_not_allowed', `${r} is read-only.`, { headers: { Allow: 'GET' } });
 
-const invalid = (details: ErrorDetail[]) =>
-  new ApiError(400, 'validation_failed', `${details[0]!.param}: ${details[0]!.message}`, {
-    param: details[0]!.param,
-    details,
-  });
+const audit = (deps: AdminDeps, actor: RequestActor, action: string, target: string | null, details = {}) =>
+  deps.audit.append(auditEntry(deps.clock(), actor, action, target, details));
 
-export function adminRoutes(route: Route, deps: Deps) {
-  const { configStore } = deps;
-  const refOptions = { allowLocalWebhooks: deps.config.webhooksAllowLocal };
-  const audit = (ctx: Context, action: string, target: string | null, details: Record<string, unknown> = {}) =>
-    deps.audit.append(
-      auditEntry(deps.clock(), { kind: 'secret', prefix: ctx.state.auth.prefix }, action, target, details),
-    );
+const read = route({
+  method: 'get',
+  path: '/admin',
+  access: 'admin',
+  summary: 'Read a configuration resource, everything at once (r=all), or a log',
+  query: z.object({
+    r: resourceParam,
+    limit: optional(formInt({ min: 1, digits: '^0*[1-9][0-9]{0,14}$' }))
+      .transform((n) => Math.min(n ?? 100, 500))
+      .describe('logs (audit, webhook_log, outbox): how many entries, newest first (default 100, at most 500)'),
+  }),
+  responses: { 200: { description: '{ "<r>": value }; r=all: every resource but the logs', schema: ReadAnswer } },
+  errors: { 404: ['resource_not_found'] },
+  async handler({ query }, deps) {
+    const r = known(query.r);
+    const data = deps.configStore.get();
+    const readOne = (name: (typeof ALL)[number]) => {
+      if (isConfigResource(name)) return CONFIG_RESOURCES[name].read(data);
+      if (name === 'agents') return data.agents.map(agentView);
+      if (name === 'kb') return data.kb;
+      if (name === WEBHOOK_SECRETS) return webhookSecretsView(data);
+      return [...PRIORITIES];
+    };
+    if (r === 'all') return { body: Object.fromEntries(ALL.map((name) => [name, readOne(name)])) };
+    if (r === 'audit') return { body: { audit: await deps.audit.recent(query.limit) } };
+    if (r === 'webhook_log') return { body: { webhook_log: await deps.webhookLog.recent(query.limit) } };
+    if (r === 'outbox') return { body: { outbox: await deps.outbox.list(query.limit) } };
+    return { body: { [r]: readOne(r) } };
+  },
+});
 
-  route('get', 'admin', async (ctx) => {
-    const r = resourceOf(ctx);
-    const data = configStore.get();
-    if (r === 'all') {
-      ctx.body = Object.fromEntries(ALL_RESOURCES.map((name) => [name, resourceView(name, data)]));
-    } else if ((LOG_RESOURCES as readonly string[]).includes(r)) {
-      const { limit } = validate(LogQuery, ctx.query);
-      const entries =
-        r === 'audit'
-          ? deps.audit.recent(limit)
-          : r === 'webhook_log'
-            ? deps.webhookLog.recent(limit)
-            : deps.outbox.list(limit);
-      ctx.body = { [r]: entries };
-    } else {
-      ctx.body = { [r]: resourceView(r, data) };
+const write = route({
+  method: 'post',
+  path: '/admin',
+  access: 'admin',
+  summary: 'Write a configuration resource, an agent or an article',
+  description:
+    'Lists are replaced whole ({ "<r>": [ … ] }); objects are written whole (omitted fields take their ' +
+    'defaults, omitted write-only secrets are kept while their destination stays the same); agents and kb ' +
+    'are created (no id; 201) or updated (id; 200) one at a time.',
+  query: z.object({ r: resourceParam }),
+  body: {
+    schema: z.record(z.string(), z.unknown()),
+    encodings: ['json'],
+    documented: z.union([
+      ...CONFIG_RESOURCE_NAMES.map((r) => CONFIG_RESOURCES[r].input.describe(`r=${r}`)),
+      AgentInputSchema.describe('r=agents'),
+      ArticleInputSchema.describe('r=kb'),
+      WebhookSecretInputSchema.describe('r=webhook_secrets'),
+    ]),
+  },
+  responses: {
+    200: { description: 'The resource as a read answers it, or the updated entry', schema: WriteAnswer },
+    201: { description: 'The new agent or article', schema: z.xor([AgentAnswer, ArticleAnswer]) },
+  },
+  errors: {
+    404: ['resource_not_found', 'agent_not_found', 'article_not_found'],
+    405: ['method_not_allowed'],
+    409: ['status_in_use'],
+  },
+  async handler({ actor, query, body }, deps) {
+    const r = known(query.r);
+    if (isConfigResource(r)) {
+      const { data, created } = await CONFIG_RESOURCES[r].write(deps.configStore, body, {
+        ticketsWithStatus: async (status) =>
+          (await deps.tickets.live.count({ status })) + (await deps.tickets.test.count({ status })),
+        allowLocalWebhooks: deps.config.webhooksAllowLocal,
+      });
+      const value = CONFIG_RESOURCES[r].read(data);
+      await audit(deps, actor, 'config.update', r, Array.isArray(value) ? { count: value.length } : {});
+      return { body: { [r]: value, ...(created.length ? { webhook_secrets_created: created } : {}) } };
     }
-  });
+    if (r === WEBHOOK_SECRETS) {
+      const input = validate(WebhookSecretInputSchema, body);
+      const { data, created } = await setWebhookSecret(deps.configStore, input);
+      await audit(deps, actor, input.secret ? 'webhook_secret.set' : 'webhook_secret.rotate', input.url);
+      return {
+        body: {
+          [WEBHOOK_SECRETS]: webhookSecretsView(data),
+          ...(created.length ? { webhook_secrets_created: created } : {}),
+        },
+      };
+    }
+    if (r === 'agents') {
+      const input = validate(AgentInputSchema, body);
+      const { agent, created } = await upsertAgent(deps.configStore, input, deps.clock());
+      await audit(deps, actor, created ? 'agent.create' : 'agent.update', agent.id, {
+        password_changed: Boolean(input.password),
+      });
+      return { status: created ? 201 : 200, body: { agent: agentView(agent) } };
+    }
+    if (r === 'kb') {
+      const { article, created } = await upsertArticle(
+        deps.configStore,
+        validate(ArticleInputSchema, body),
+        deps.clock(),
+      );
+      await audit(deps, actor, created ? 'article.create' : 'article.update', article.id, {
+        published: article.published,
+      });
+      return { status: created ? 201 : 200, body: { article } };
+    }
+    throw readOnly(r);
+  },
+});
 
-  route('post', 'admin', async (ctx) => {
-    const r = resourceOf(ctx);
-    if (isReadOnly(r)) throw readOnly(r);
-    const { fields: body } = await readBody(ctx, { jsonOnly: true });
-
-    if (isList(r)) {
-      const value = validate(z.object({ [r]: LIST_RESOURCES[r] }), body)[r];
-      const current = configStore.get();
-      const next = await writeList(r, value as never);
-      await audit(ctx, 'config.update', r, { count: (next[r] as unknown[]).length });
-      // A webhook URL new to the configuration got a secret: this answer is the one place it is shown.
-      const created = createdSecrets(current, next, givenSecretUrls(r, value));
-      ctx.body = { [r]: resourceView(r, next), ...(created.length ? { webhook_secrets_created: created } : {}) };
-    } else if (isObject(r)) {
-      const value = validate(OBJECT_RESOURCES[r], body);
-      const next = await writeObject(r, value);
-      await audit(ctx, 'config.update', r);
-      ctx.body = { [r]: resourceView(r, next) };
-    } else if (r === 'agents') {
-      await upsertAgent(ctx, validate(AgentInputSchema, body));
+const remove = route({
+  method: 'delete',
+  path: '/admin',
+  access: 'admin',
+  summary: 'Remove an agent or an article (r=agents|kb, id=…)',
+  description: "A deleted agent's tickets become unassigned, in both modes.",
+  query: z.object({ r: resourceParam, id: z.string().min(1, 'is required').max(100).describe('the entry') }),
+  responses: { 200: { description: 'Deleted', schema: DeletedSchema } },
+  errors: { 404: ['resource_not_found', 'agent_not_found', 'article_not_found'], 405: ['method_not_allowed'] },
+  async handler({ actor, query }, deps) {
+    const r = known(query.r);
+    const { id } = query;
+    if (r === 'agents') {
+      await removeAgent(deps.configStore, id);
+      const unassigned = await unassignAgent(deps, id);
+      await audit(deps, actor, 'agent.delete', id, { unassigned });
     } else if (r === 'kb') {
-      await upsertArticle(ctx, validate(ArticleInputSchema, body));
-    } else if (r === WEBHOOK_SECRETS) {
-      await setWebhookSecret(ctx, validate(WebhookSecretInputSchema, body));
-    }
-  });
-
-  route('delete', 'admin', async (ctx) => {
-    const r = resourceOf(ctx);
-    if (!(ENTRY_RESOURCES as readonly string[]).includes(r)) {
-      if (isReadOnly(r)) throw readOnly(r);
+      await removeArticle(deps.configStore, id);
+      await audit(deps, actor, 'article.delete', id);
+    } else if (r === 'all' || r === 'priorities' || isOneOf(LOG_RESOURCES, r)) {
+      throw readOnly(r);
+    } else {
       throw new ApiError(405, 'method_not_allowed', `Entries of ${r} cannot be deleted one by one.`, {
         headers: { Allow: 'GET, POST' },
       });
     }
-    const { id } = validate(z.object({ id: z.string().min(1, 'is required').max(100) }), ctx.query);
-    if (r === 'agents') {
-      if (!configStore.get().agents.some((a) => a.id === id)) throw notFound('agent');
-      await configStore.update((d) => void (d.agents = d.agents.filter((a) => a.id !== id)));
-      const unassigned = await unassignAgent(id);
-      await audit(ctx, 'agent.delete', id, { unassigned });
-    } else {
-      if (!configStore.get().kb.some((a) => a.id === id)) throw notFound('article');
-      await configStore.update((d) => void (d.kb = d.kb.filter((a) => a.id !== id)));
-      await audit(ctx, 'article.delete', id);
+    return { body: { id, deleted: true as const } };
+  },
+});
+
+/** A deleted agent's tickets become unassigned, in both modes. */
+async function unassignAgent(deps: AdminDeps, agentId: string) {
+  let count = 0;
+  for (const store of [deps.tickets.live, deps.tickets.test]) {
+    const { items } = await store.list({ agent_id: agentId }, Number.MAX_SAFE_INTEGER, 0);
+    for (const item of items) {
+      await store.update(item.id, (t) => ({
+        ticket: { ...t, agent_id: null, updated_at: deps.clock().toISOString() },
+      }));
+      count++;
     }
-    ctx.body = { id, deleted: true };
-  });
-
-  async function writeList<R extends ListResource>(r: R, value: ConfigData[R]) {
-    const current = configStore.get();
-    if (r === 'statuses') {
-      const kept = new Set((value as ConfigData['statuses']).map((s) => s.id));
-      const details: ErrorDetail[] = [];
-      for (const s of current.statuses) {
-        if (kept.has(s.id)) continue;
-        const tickets = ticketsWithStatus(s.id);
-        if (tickets)
-          details.push({ param: 'statuses', message: `"${s.id}" is still the status of ${tickets} ticket(s)` });
-        const uses = statusUsesInConfig(current, s.id);
-        if (uses.length) details.push({ param: 'statuses', message: `"${s.id}" is still used by ${uses.join(', ')}` });
-      }
-      if (details.length) {
-        throw new ApiError(409, 'status_in_use', details[0]!.message, { param: 'statuses', details });
-      }
-    }
-    const refs = checkReferences(r, { ...current, [r]: value }, refOptions);
-    if (refs.length) throw invalid(refs);
-    return configStore.update((d) => void (d[r] = value));
   }
-
-  async function writeObject<R extends ObjectResource>(r: R, value: ConfigData[R]) {
-    const current = configStore.get();
-    // Write-only secrets: kept when omitted, but never carried to a new destination (admin/secrets.ts).
-    let next = value;
-    if (r === 'mail') {
-      const mail = value as ConfigData['mail'];
-      next = { ...mail, smtp: withSmtpPass(mail.smtp, current.mail.smtp) } as ConfigData[R];
-    }
-    if (r === 'turnstile') {
-      next = withTurnstileSecret(value as ConfigData['turnstile'], current.turnstile) as ConfigData[R];
-    }
-    const refs = checkReferences(r, { ...current, [r]: next }, refOptions);
-    if (refs.length) throw invalid(refs);
-    return configStore.update((d) => void (d[r] = next));
-  }
-
-  async function upsertAgent(ctx: Context, input: z.infer<typeof AgentInputSchema>) {
-    const agents = configStore.get().agents;
-    const existing = input.id === undefined ? undefined : agents.find((a) => a.id === input.id);
-    if (input.id !== undefined && !existing) throw notFound('agent');
-    const email = input.email.toLowerCase();
-    if (agents.some((a) => a.email.toLowerCase() === email && a.id !== input.id))
-      throw validationError('email', 'another agent has this email');
-    const password_hash = input.password ? await hashPassword(input.password) : (existing?.password_hash ?? null);
-    const agent = {
-      id: existing?.id ?? newId('agt'),
-      name: input.name,
-      email: input.email,
-      role: input.role,
-      active: input.active,
-      password_hash,
-      two_factor_secret:
-        input.two_factor_secret === undefined ? (existing?.two_factor_secret ?? null) : input.two_factor_secret,
-      passkeys: input.passkeys ?? existing?.passkeys ?? [],
-      created_at: existing?.created_at ?? deps.clock().toISOString(),
-    };
-    await configStore.update((d) => {
-      d.agents = existing ? d.agents.map((a) => (a.id === agent.id ? agent : a)) : [...d.agents, agent];
-    });
-    await audit(ctx, existing ? 'agent.update' : 'agent.create', agent.id, {
-      password_changed: Boolean(input.password),
-    });
-    ctx.status = existing ? 200 : 201;
-    ctx.body = { agent: agentView(agent) };
-  }
-
-  async function upsertArticle(ctx: Context, input: z.infer<typeof ArticleInputSchema>) {
-    const existing = input.id === undefined ? undefined : configStore.get().kb.find((a) => a.id === input.id);
-    if (input.id !== undefined && !existing) throw notFound('article');
-    const at = deps.clock().toISOString();
-    const article = {
-      id: existing?.id ?? newId('art'),
-      title: input.title,
-      body: input.body,
-      published: input.published,
-      created_at: existing?.created_at ?? at,
-      updated_at: at,
-    };
-    await configStore.update((d) => {
-      d.kb = existing ? d.kb.map((a) => (a.id === article.id ? article : a)) : [...d.kb, article];
-    });
-    await audit(ctx, existing ? 'article.update' : 'article.create', article.id, { published: article.published });
-    ctx.status = existing ? 200 : 201;
-    ctx.body = { article };
-  }
-
-  /**
-   * Sets one webhook URL's secret, or, without `secret`, rotates it to a generated one, which this
-   * answer shows once. Deliveries from then on are signed with it.
-   */
-  async function setWebhookSecret(ctx: Context, input: z.infer<typeof WebhookSecretInputSchema>) {
-    if (!webhookUses(configStore.get()).has(input.url))
-      throw validationError('url', 'is not a webhook URL of the configuration (modules, rules or escalation)');
-    const secret = input.secret ?? newWebhookSecret();
-    const next = await configStore.update((d) => {
-      d.webhook_secrets = d.webhook_secrets.map((s) => (s.url === input.url ? { url: s.url, secret } : s));
-    });
-    await audit(ctx, input.secret ? 'webhook_secret.set' : 'webhook_secret.rotate', input.url);
-    ctx.body = {
-      [WEBHOOK_SECRETS]: resourceView(WEBHOOK_SECRETS, next),
-      ...(input.secret ? {} : { webhook_secrets_created: [{ url: input.url, secret }] }),
-    };
-  }
-
-  function ticketsWithStatus(status: string) {
-    return deps.tickets.live.list({ status }, 1, 0).total + deps.tickets.test.list({ status }, 1, 0).total;
-  }
-
-  /** A deleted agent's tickets become unassigned, in both modes. */
-  async function unassignAgent(agentId: string) {
-    let count = 0;
-    for (const store of [deps.tickets.live, deps.tickets.test]) {
-      const { items } = store.list({ agent_id: agentId }, Number.MAX_SAFE_INTEGER, 0);
-      for (const item of items) {
-        await store.update(item.id, (t) => ({
-          ticket: { ...t, agent_id: null, updated_at: deps.clock().toISOString() },
-        }));
-        count++;
-      }
-    }
-    return count;
-  }
+  return count;
 }
 
-/** The URL whose secret a modules write gives itself (so it is not reported as generated). */
-function givenSecretUrls(r: ListResource, value: unknown): Set<string> {
-  if (r !== 'modules') return new Set();
-  const settings = (value as ConfigData['modules']).find((m) => m.name === 'webhooks')?.settings;
-  return new Set(settings?.secret !== undefined ? [settings.url] : []);
-}
+export const adminRoutes = [read, write, remove];

@@ -1,18 +1,27 @@
-import type { Actor, TicketEvent } from '../events.js';
-import { newId } from '../store/ids.js';
-import type { AppendLog } from '../store/append-log.js';
+import type { TicketEvent } from '../events/events.js';
+import type { Actor, AuditActor, AuditEntry } from '../model/index.js';
+import { newId } from '../model/index.js';
+import type { LogStore } from '../store/log-store.js';
 
-export interface AuditEntry {
-  id: string;
-  at: string;
-  actor: Actor;
-  action: string;
-  target: string | null;
-  /** Ids and changed values only; never a secret, a message body or a password. */
-  details: Record<string, unknown>;
+export type { AuditEntry };
+export type AuditLog = LogStore<AuditEntry>;
+
+/**
+ * How the audit log names an actor (docs/api.md, r=audit): a key by its kind and display prefix, an
+ * agent by id and name, the system as itself. Never the key.
+ */
+export function auditActor(actor: Actor): AuditActor {
+  switch (actor.kind) {
+    case 'customer':
+      return { kind: 'public', prefix: actor.key.prefix };
+    case 'key':
+      return { kind: 'secret', prefix: actor.key.prefix };
+    case 'agent':
+      return { kind: 'agent', id: actor.agent.id, name: actor.agent.name };
+    case 'system':
+      return { kind: 'system', prefix: null };
+  }
 }
-
-export type AuditLog = AppendLog<AuditEntry>;
 
 export function auditEntry(
   at: Date,
@@ -21,7 +30,7 @@ export function auditEntry(
   target: string | null,
   details: Record<string, unknown> = {},
 ): AuditEntry {
-  return { id: newId('aud'), at: at.toISOString(), actor, action, target, details };
+  return { id: newId('aud'), at: at.toISOString(), actor: auditActor(actor), action, target, details };
 }
 
 /** What an audit entry says about a ticket event: what changed, by id, never the texts. */
@@ -47,10 +56,10 @@ export function ticketEventDetails(e: TicketEvent): Record<string, unknown> {
   }
 }
 
-/** Every write by a secret key (and by the system on its behalf) on tickets goes to the audit log. */
+/** Every write by support (and by the system on its behalf) on tickets goes to the audit log. */
 export function auditTicketEvents(log: AuditLog, clock: () => Date) {
   return async (e: TicketEvent) => {
-    if (e.actor.kind === 'public') return;
+    if (e.actor.kind === 'customer') return;
     await log.append(auditEntry(clock(), e.actor, e.type, e.ticket.id, { mode: e.mode, ...ticketEventDetails(e) }));
   };
 }

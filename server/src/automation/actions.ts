@@ -1,22 +1,14 @@
 import { auditEntry } from '../audit/audit.js';
-import type { ConfigData } from '../admin/schema.js';
-import type { Priority, Ticket } from '../api-types.js';
+import { PRIORITIES, SYSTEM, type Action, type ConfigData, type Priority, type Ticket } from '../model/index.js';
 import type { Deps } from '../deps.js';
-import type { TicketEventType } from '../events.js';
+import type { TicketEventType } from '../events/events.js';
 import { ruleNotifyMail } from '../mail/templates.js';
 import { mailConfigured } from '../mail/mailer.js';
-import type { StoredTicket } from '../store/ticket-index.js';
+import type { StoredTicket } from '../store/ticket-store.js';
 import type { KeyMode } from '../store/ticket-store.js';
 import { setStatus } from '../tickets/statuses.js';
 import { enqueueWebhook } from '../webhooks/deliver.js';
-import { derive } from './sla.js';
-
-export interface Action {
-  type: 'set_priority' | 'set_status' | 'assign' | 'add_tag' | 'notify' | 'webhook';
-  value: string;
-}
-
-const SYSTEM = { kind: 'system' as const, prefix: null };
+import { derive } from '../tickets/sla.js';
 
 /**
  * Applies actions of a rule or an escalation entry to one ticket: field changes in one durable write
@@ -81,6 +73,6 @@ export async function runActions(
 function fits(a: Action, config: ConfigData): boolean {
   if (a.type === 'set_status') return config.statuses.some((s) => s.id === a.value);
   if (a.type === 'assign') return config.agents.some((g) => g.id === a.value);
-  if (a.type === 'set_priority') return ['low', 'normal', 'high', 'urgent'].includes(a.value);
+  if (a.type === 'set_priority') return (PRIORITIES as readonly string[]).includes(a.value);
   return true;
 }

@@ -1,10 +1,7 @@
-import type { ConfigData } from '../admin/schema.js';
+import { RULE_EVENTS, type Condition } from '../model/index.js';
 import type { Deps } from '../deps.js';
-import type { TicketEvent } from '../events.js';
+import type { TicketEvent } from '../events/events.js';
 import { runActions } from './actions.js';
-
-type Rule = ConfigData['rules'][number];
-type Condition = Rule['conditions'][number];
 
 /** The value a condition looks at, as text. On a reply, `message` and `from_customer` are the reply's. */
 function fieldValue(c: Condition, e: TicketEvent): string {
@@ -13,7 +10,7 @@ function fieldValue(c: Condition, e: TicketEvent): string {
     case 'message':
       return e.reply?.message ?? t.message;
     case 'from_customer':
-      return String(e.reply ? e.reply.from_customer : e.actor.kind === 'public');
+      return String(e.reply ? e.reply.from_customer : e.actor.kind === 'customer');
     case 'category':
       return t.category ?? '';
     default:
@@ -39,7 +36,7 @@ export function conditionHolds(c: Condition, e: TicketEvent): boolean {
   }
 }
 
-const RULE_EVENTS = new Set(['ticket.created', 'ticket.replied', 'ticket.status_changed']);
+const RULE_EVENT_SET = new Set<string>(RULE_EVENTS);
 
 /**
  * Runs the enabled rules for the event, in order; every condition of a rule must hold. Each rule sees
@@ -48,7 +45,7 @@ const RULE_EVENTS = new Set(['ticket.created', 'ticket.replied', 'ticket.status_
  */
 export function rulesListener(deps: Deps) {
   return async (e: TicketEvent) => {
-    if (!RULE_EVENTS.has(e.type)) return;
+    if (!RULE_EVENT_SET.has(e.type)) return;
     let ticket = e.ticket;
     for (const rule of deps.configStore.get().rules) {
       if (!rule.enabled || rule.event !== e.type) continue;

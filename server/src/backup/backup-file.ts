@@ -6,7 +6,7 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { syncDir } from '../store/durable-write.js';
-import { randomToken } from '../store/ids.js';
+import { randomToken } from '../model/index.js';
 import { packSnapshot, readArchive, type Manifest } from './archive.js';
 import { takeSnapshot } from './snapshot.js';
 

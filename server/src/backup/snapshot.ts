@@ -1,7 +1,7 @@
 import { copyFile, link, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { TEMP_SUFFIX } from '../store/durable-write.js';
-import { randomToken } from '../store/ids.js';
+import { randomToken } from '../model/index.js';
 import { LAYOUT } from '../store/layout.js';
 import { openGate } from '../store/write-gate.js';
 

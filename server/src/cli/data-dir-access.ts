@@ -4,7 +4,8 @@ import { AppendLog } from '../store/append-log.js';
 import type { AuditEntry, AuditLog } from '../audit/audit.js';
 import { controlJson } from '../control/control-client.js';
 import { prepareDataDir } from '../datadir/prepare.js';
-import { openConfigStore, type ConfigStore } from '../store/config-store.js';
+import { openConfigFile } from '../store/config-file.js';
+import type { ConfigStore } from '../store/config-store.js';
 import { acquireLock, LockError } from '../store/lock.js';
 import { closeGate, openGate } from '../store/write-gate.js';
 import { VERSION } from '../version.js';
@@ -66,7 +67,7 @@ export async function withDataDir<T>(
     openGate(dataDir);
     try {
       await prepareDataDir(dataDir, { serverVersion: VERSION, print: (line) => process.stderr.write(`${line}\n`) });
-      const configStore = await openConfigStore(dataDir);
+      const configStore = await openConfigFile(dataDir);
       const audit = await AppendLog.open<AuditEntry>(join(dataDir, 'audit.jsonl'));
       try {
         return await commands.stopped({ dataDir, configStore, audit });

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { controlJson } from '../control/control-client.js';
 import { addKey, listKeys, revokeKey, type KeyView } from '../keys/commands.js';
+import { ConfigKeyStore } from '../keys/key-store.js';
 import { CliError, withDataDir } from './data-dir-access.js';
 
 export const KEYS_USAGE = `  ticketing keys list [--json]                       list keys (secret keys by prefix only)
@@ -31,7 +32,7 @@ export async function keysCommand(args: string[], dataDir: string): Promise<numb
       { create: false },
       {
         running: async () => (await controlJson<{ keys: KeyView[] }>(dataDir, 'GET', '/keys')).keys,
-        stopped: async ({ configStore }) => listKeys(configStore),
+        stopped: ({ configStore }) => listKeys(new ConfigKeyStore(configStore)),
       },
     );
     out(
@@ -56,7 +57,7 @@ export async function keysCommand(args: string[], dataDir: string): Promise<numb
       { create: true },
       {
         running: ({ dataDir: dir }) => controlJson<{ key: string; view: KeyView }>(dir, 'POST', '/keys', input),
-        stopped: ({ configStore, audit }) => addKey(configStore, audit, input),
+        stopped: ({ configStore, audit }) => addKey(new ConfigKeyStore(configStore), audit, input),
       },
     );
     out({ ...made.view, key: made.key }, made.key);
@@ -75,7 +76,7 @@ export async function keysCommand(args: string[], dataDir: string): Promise<numb
           running = true;
           return (await controlJson<{ view: KeyView }>(dir, 'POST', '/keys/revoke', { target })).view;
         },
-        stopped: ({ configStore, audit }) => revokeKey(configStore, audit, target),
+        stopped: ({ configStore, audit }) => revokeKey(new ConfigKeyStore(configStore), audit, target),
       },
     );
     out(revoked, `revoked ${revoked.id} (${revoked.prefix}…)`);

@@ -57,14 +57,14 @@ export async function startControlServer(dataDir: string, deps: Deps, url: strin
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const route = `${req.method} ${req.url}`;
     if (route === 'GET /status') return send(res, 200, { pid: process.pid, version: deps.version, url });
-    if (route === 'GET /keys') return send(res, 200, { keys: listKeys(deps.configStore) });
+    if (route === 'GET /keys') return send(res, 200, { keys: await listKeys(deps.keys) });
     if (route === 'POST /keys')
-      return send(res, 201, await addKey(deps.configStore, deps.audit, await body(req), deps.clock()));
+      return send(res, 201, await addKey(deps.keys, deps.audit, await body(req), deps.clock()));
     if (route === 'POST /keys/revoke') {
       const { target } = (await body(req)) as { target?: unknown };
       if (typeof target !== 'string' || !target)
         throw new KeyCommandError('validation_failed', 'target: a key id or prefix is required');
-      return send(res, 200, { view: await revokeKey(deps.configStore, deps.audit, target, deps.clock()) });
+      return send(res, 200, { view: await revokeKey(deps.keys, deps.audit, target, deps.clock()) });
     }
     if (route === 'GET /backup') {
       // Tickets the journal holds become their files first: the archive is plain files, counted by path.

@@ -1,5 +1,5 @@
 import type { ConfigStore } from '../store/config-store.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../model/index.js';
 
 const ARTICLES = [
   {

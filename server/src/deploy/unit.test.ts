@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/config.js';
 import { startChild } from '../test-support/child-server.js';
 import { parseUnit, unitEnvironment, type Unit } from '../test-support/systemd-unit.js';
 

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Middleware } from 'koa';
-import type { Deps } from '../deps.js';
+import type { RouteDef } from '../http/route.js';
 import { openApiDocument } from '../openapi/document.js';
 
 // Swagger UI's own prebuilt distribution: no dependencies of its own, served from node_modules.
@@ -70,12 +70,10 @@ interface Served {
 
 /**
  * /docs: a browsable API reference rendered by Swagger UI from the OpenAPI document, all served by
- * this server (no CDN). /docs/openapi.json is the document of /v1/openapi.json (with a relative server
- * URL) but needs no key,
- * because a browser opening /docs has none: the document describes the API and holds no secret. /v1
- * itself keeps its one rule that every request carries a key.
+ * this server (no CDN). /docs/openapi.json is the document of /v1/openapi.json (open too: it holds no
+ * secret) with a relative server URL, so "Try it out" calls the origin the page came from.
  */
-export function apiReference(deps: Deps): Middleware {
+export function apiReference(routes: readonly RouteDef<never>[], deps: { version: string }): Middleware {
   const served = new Map<string, Promise<Served>>();
   const load = (path: string): Promise<Served> | undefined => {
     const known = served.get(path);
@@ -85,7 +83,7 @@ export function apiReference(deps: Deps): Middleware {
     else if (path === '/docs/reference.js') next = Promise.resolve(text(INIT, 'text/javascript; charset=utf-8'));
     else if (path === '/docs/openapi.json') {
       // A relative server: "Try it out" calls the origin the page came from, whatever the public URL.
-      const doc = JSON.stringify(openApiDocument(deps.version, '/v1'));
+      const doc = JSON.stringify(openApiDocument(routes, { version: deps.version, serverUrl: '/v1' }));
       next = Promise.resolve(text(doc, 'application/json; charset=utf-8'));
     } else if (FILES[path]) {
       const { file, type } = FILES[path];

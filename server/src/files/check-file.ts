@@ -18,7 +18,11 @@ const TEXT: Record<string, string> = {
   csv: 'text/plain; charset=utf-8',
   json: 'application/json',
 };
+const ZIP_TYPE = 'application/zip';
 const ALLOWED = 'jpg, png, gif, webp, pdf, txt, log, json, csv, zip';
+
+/** Every Content-Type an attachment is stored and served as. */
+export const FILE_TYPES = [...new Set([...Object.values(BINARY).map((b) => b.type), ...Object.values(TEXT), ZIP_TYPE])];
 
 export interface CheckedFile {
   name: string;
@@ -64,7 +68,7 @@ export async function checkFile(file: UploadedFile, param: string): Promise<Chec
   }
   if (ext === 'zip') {
     if (!isZip(file.data)) throw refuse(param, `${name} is not really a .zip file.`);
-    return { name, type: 'application/zip', data: file.data };
+    return { name, type: ZIP_TYPE, data: file.data };
   }
   const textType = TEXT[ext];
   if (textType) {

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import { actorLabel } from './auth.js';
 
 /**
  * One line per request. Deliberately no query string (it can hold an email address), no headers (the
@@ -19,7 +20,7 @@ export function accessLog(logger: Logger): Middleware {
           path: ctx.path,
           status: ctx.status,
           ms: Math.round(ms * 10) / 10,
-          key: ctx.state.auth?.prefix,
+          key: actorLabel(ctx.state.actor),
         },
         'request',
       );

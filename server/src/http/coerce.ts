@@ -1,25 +1,45 @@
 import { z } from 'zod';
+import { EMAIL_PATTERN, emailAddress } from '../model/index.js';
 
-// Form and multipart bodies carry strings; JSON carries real types. These accept both, as API.md says.
+// Form and multipart bodies (and queries) carry strings; JSON carries real types. These accept both,
+// as docs/api.md says. Where zod's JSON Schema of an input would lose a rule (a pipe documents only
+// its input side, a refinement not at all), `.meta` states the rule in the document as well.
 
-const TRUE = new Set(['true', '1', 'on', 'yes']);
-const FALSE = new Set(['false', '0', 'off', 'no']);
+const TRUE = ['true', '1', 'on', 'yes'];
+const FALSE = ['false', '0', 'off', 'no'];
+/** `true` in any case: [Tt][Rr][Uu][Ee] (JSON Schema patterns have no case-insensitive flag). */
+const caseless = (word: string) => [...word].map((c) => (/[a-z]/.test(c) ? `[${c.toUpperCase()}${c}]` : c)).join('');
 
 export const formBool = z.union([
   z.boolean(),
   z
     .string()
-    .refine((s) => TRUE.has(s.toLowerCase()) || FALSE.has(s.toLowerCase()), 'must be true or false')
-    .transform((s) => TRUE.has(s.toLowerCase())),
+    .refine((s) => [...TRUE, ...FALSE].includes(s.toLowerCase()), 'must be true or false')
+    .transform((s) => TRUE.includes(s.toLowerCase()))
+    .meta({ pattern: `^(${[...TRUE, ...FALSE].map(caseless).join('|')})$` }),
 ]);
 
-export const formInt = z.union([
-  z.number().int('must be a whole number'),
-  z
-    .string()
-    .regex(/^-?\d{1,15}$/, 'must be a whole number')
-    .transform(Number),
-]);
+/**
+ * A whole number from `min` (to `max`), as a JSON number or as its digits in a string. `digits` is
+ * the same range as a pattern over the string form, for the document; the checks that give the
+ * messages are the numeric ones.
+ */
+export function formInt(range: { min: number; max?: number; digits: string; message?: string }) {
+  let n = z
+    .number()
+    .int('must be a whole number')
+    .min(range.min, range.message ?? `must be at least ${range.min}`);
+  if (range.max !== undefined) n = n.max(range.max, range.message ?? `must be at most ${range.max}`);
+  return z.union([
+    n,
+    z
+      .string()
+      .regex(/^-?\d{1,15}$/, 'must be a whole number')
+      .meta({ pattern: range.digits })
+      .transform(Number)
+      .pipe(n),
+  ]);
+}
 
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const LINE_BREAK = /[\r\n\u2028\u2029]/;
@@ -32,7 +52,8 @@ export const singleLine = (max: number) =>
     .min(1, 'is required')
     .max(max, `must be at most ${max} characters`)
     .refine((s) => !LINE_BREAK.test(s), 'must be on one line')
-    .refine((s) => !CONTROL.test(s), 'must not contain control characters');
+    .refine((s) => !CONTROL.test(s), 'must not contain control characters')
+    .describe(`one line, 1-${max} characters (surrounding spaces are dropped), no control characters`);
 
 /** A multi-line text; blank is refused. */
 export const longText = (max: number) =>
@@ -40,13 +61,15 @@ export const longText = (max: number) =>
     .string()
     .max(max, `must be at most ${max.toLocaleString('en')} characters`)
     .refine((s) => s.trim().length > 0, 'is required')
-    .refine((s) => !CONTROL.test(s), 'must not contain control characters');
+    .refine((s) => !CONTROL.test(s), 'must not contain control characters')
+    .describe(`1-${max} characters, not blank, no control characters but tab and line breaks`);
 
 export const email = z
   .string()
   .trim()
   .max(254, 'must be at most 254 characters')
-  .pipe(z.email('must be a valid email address'));
+  .meta({ format: 'email', pattern: EMAIL_PATTERN.source })
+  .pipe(emailAddress('must be a valid email address'));
 
 export const id = z.string().trim().min(1, 'is required').max(100);
 

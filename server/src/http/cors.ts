@@ -1,32 +1,37 @@
 import type { Middleware } from 'koa';
-import { endpointOf, ENDPOINTS } from './endpoints.js';
+import { API_PREFIX, type RouteDef } from './route.js';
 
 const ALLOW_HEADERS = 'Authorization, Content-Type, If-None-Match, Idempotency-Key';
 // The widget reads ETag (polling) and Retry-After (rate limits) across origins.
 const EXPOSE_HEADERS = 'ETag, Retry-After, X-Request-Id';
 
 /**
- * CORS for the endpoints a public key may call, and for no others: a secret key has no business in a
- * browser on another origin. Never credentials: no cookies are used anywhere.
+ * CORS for the paths a customer may call (and the open ones, such as the OpenAPI document), and for
+ * no others: a secret key has no business in a browser on another origin. Never credentials: no
+ * cookie is ever allowed across origins.
  */
-export const cors: Middleware = async (ctx, next) => {
-  const name = endpointOf(ctx.path);
-  if (!name || ENDPOINTS[name] !== 'pk') return next();
-  const origin = ctx.get('Origin');
-  ctx.vary('Origin');
-  if (ctx.method === 'OPTIONS') {
-    ctx.status = 204;
+export function cors(routes: readonly RouteDef<never>[]): Middleware {
+  const paths = new Set(
+    routes.filter((r) => r.access === 'customer' || r.access === 'open').map((r) => `${API_PREFIX}${r.path}`),
+  );
+  return async (ctx, next) => {
+    if (!paths.has(ctx.path)) return next();
+    const origin = ctx.get('Origin');
+    ctx.vary('Origin');
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      if (origin) {
+        ctx.set('Access-Control-Allow-Origin', origin);
+        ctx.set('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+        ctx.set('Access-Control-Allow-Headers', ALLOW_HEADERS);
+        ctx.set('Access-Control-Max-Age', '600');
+      }
+      return;
+    }
     if (origin) {
       ctx.set('Access-Control-Allow-Origin', origin);
-      ctx.set('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-      ctx.set('Access-Control-Allow-Headers', ALLOW_HEADERS);
-      ctx.set('Access-Control-Max-Age', '600');
+      ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
     }
-    return;
-  }
-  if (origin) {
-    ctx.set('Access-Control-Allow-Origin', origin);
-    ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
-  }
-  await next();
-};
+    await next();
+  };
+}

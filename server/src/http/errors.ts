@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
+import { MODULE_FEATURES, type ModuleName } from '../model/index.js';
 
 export interface ErrorDetail {
   param: string;
@@ -25,10 +26,14 @@ export const validationError = (param: string, message: string) =>
 export const notFound = (what: 'ticket' | 'file' | 'article' | 'agent' | 'resource', message?: string) =>
   new ApiError(404, `${what}_not_found`, message ?? `No such ${what}.`);
 
+/** A module switched off, for a customer (support keeps every feature). */
+export const moduleDisabled = (name: ModuleName, param?: string) =>
+  new ApiError(403, 'module_disabled', `${MODULE_FEATURES[name]} is switched off.`, param ? { param } : {});
+
 /** Turns zod issues into `details`, naming fields with dots (fields.order_id). */
-export function fromZod(err: ZodError): ApiError {
+export function fromZod(err: ZodError, at?: string): ApiError {
   const details = err.issues.map((i) => ({
-    param: i.path.map(String).join('.') || 'body',
+    param: [...(at === undefined ? [] : [at]), ...i.path.map(String)].join('.') || 'body',
     message: i.message,
   }));
   const first = details[0] ?? { param: 'body', message: 'Invalid request.' };

@@ -1,5 +1,5 @@
-import type { Middleware } from 'koa';
-import type { RateLimitConfig } from '../config.js';
+import type { RateLimitConfig } from '../config/config.js';
+import type { RequestActor } from '../model/index.js';
 import { ApiError } from './errors.js';
 
 interface Window {
@@ -63,22 +63,27 @@ export class RateLimiter {
   }
 }
 
-export function rateLimit(limiter: RateLimiter, config: RateLimitConfig, endpoint: string): Middleware {
-  return async (ctx, next) => {
-    if (config.enabled) {
-      const { auth } = ctx.state;
-      const who = `${auth.id}|${ctx.ip}`;
-      let wait =
-        auth.kind === 'public'
-          ? limiter.hit(`pk|${who}`, config.pkPerMinute, 60_000)
-          : limiter.hit(`sk|${who}`, config.skPerMinute, 60_000);
-      if (!wait && auth.kind === 'public' && endpoint === 'create') {
-        wait = limiter.hit(`create|${who}`, config.pkCreatesPer10Minutes, 600_000);
-      }
-      if (wait) throw rateLimited(wait);
-    }
-    await next();
-  };
+/**
+ * The per-minute limits of API.md, per client address and credential (a customer's public key gets the
+ * smaller one), and for customers on a `create` route the ticket-creation limit on top.
+ */
+export function checkRateLimit(
+  limiter: RateLimiter,
+  config: RateLimitConfig,
+  actor: RequestActor,
+  ip: string,
+  rateClass: 'create' | undefined,
+) {
+  if (!config.enabled) return;
+  const who = `${actor.kind === 'agent' ? `agent:${actor.agent.id}` : actor.key.id}|${ip}`;
+  const customer = actor.kind === 'customer';
+  let wait = customer
+    ? limiter.hit(`pk|${who}`, config.pkPerMinute, 60_000)
+    : limiter.hit(`sk|${who}`, config.skPerMinute, 60_000);
+  if (!wait && customer && rateClass === 'create') {
+    wait = limiter.hit(`create|${who}`, config.pkCreatesPer10Minutes, 600_000);
+  }
+  if (wait) throw rateLimited(wait);
 }
 
 export const rateLimited = (wait: number) =>

@@ -1,10 +1,11 @@
-import type { AuthKey } from '../keys/keys.js';
+import type { RequestActor } from '../model/index.js';
 
 // What the middleware leaves on ctx.state for the handlers after it.
 declare module 'koa' {
   interface DefaultState {
     requestId: string;
-    auth: AuthKey;
+    /** Who is calling; set by the route's checks (http/mount.ts), absent on open routes. */
+    actor?: RequestActor;
   }
 }
 

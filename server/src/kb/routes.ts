@@ -1,38 +1,53 @@
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
 import { optional } from '../http/coerce.js';
 import { notFound } from '../http/errors.js';
-import type { Route } from '../http/route.js';
-import { validate } from '../http/validate.js';
-import { requireModule } from '../portal/modules.js';
+import { routeFor } from '../http/route.js';
+import { ArticleSchema, KbListSchema } from '../model/index.js';
+import type { ConfigStore } from '../store/config-store.js';
 import { articleExcerpt, rankArticles } from './search.js';
 
-const KbQuery = z.object({ id: optional(z.string().max(100)), q: optional(z.string().max(200)) });
+const route = routeFor<{ configStore: ConfigStore }>();
 
-export function kbRoutes(route: Route, deps: Deps) {
-  route('get', 'kb', async (ctx) => {
-    const query = validate(KbQuery, ctx.query);
-    const isPublic = ctx.state.auth.kind === 'public';
-    requireModule(ctx, deps.configStore.get(), 'kb', 'The knowledge base');
-    const visible = deps.configStore.get().kb.filter((a) => a.published || !isPublic);
+const KbQuery = z.object({
+  id: optional(z.string().max(100)).describe('one article (art_…)'),
+  q: optional(z.string().max(200)).describe('words to rank the articles by'),
+});
+
+const kb = route({
+  method: 'get',
+  path: '/kb',
+  access: 'customer',
+  module: 'kb',
+  summary: 'The knowledge base: the overview (ranked with q) or one article (id)',
+  description: 'Customers see published articles only; support sees drafts too.',
+  query: KbQuery,
+  responses: {
+    200: { description: 'With id: the article; without: the list', schema: z.xor([ArticleSchema, KbListSchema]) },
+  },
+  errors: { 404: ['article_not_found'] },
+  async handler({ actor, query }, deps) {
+    const visible = deps.configStore.get().kb.filter((a) => a.published || actor.kind !== 'customer');
     if (query.id !== undefined) {
       const article = visible.find((a) => a.id === query.id);
       if (!article) throw notFound('article');
-      ctx.body = article;
-      return;
+      return { body: article };
     }
     const list =
       query.q !== undefined
         ? rankArticles(visible, query.q)
         : [...visible].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
-    ctx.body = {
-      data: list.map((a) => ({
-        id: a.id,
-        title: a.title,
-        excerpt: articleExcerpt(a),
-        published: a.published,
-        updated_at: a.updated_at,
-      })),
+    return {
+      body: {
+        data: list.map((a) => ({
+          id: a.id,
+          title: a.title,
+          excerpt: articleExcerpt(a),
+          published: a.published,
+          updated_at: a.updated_at,
+        })),
+      },
     };
-  });
-}
+  },
+});
+
+export const kbRoutes = [kb];

@@ -1,4 +1,4 @@
-import type { Article } from '../admin/schema.js';
+import type { Article } from '../model/index.js';
 
 const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 

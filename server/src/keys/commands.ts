@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { StoredKey } from '../admin/schema.js';
+import { SYSTEM, type StoredKey } from '../model/index.js';
 import { auditEntry, type AuditLog } from '../audit/audit.js';
-import type { ConfigStore } from '../store/config-store.js';
+import type { KeyStore } from '../store/key-store.js';
 import { createKey } from './keys.js';
 
 /**
@@ -57,12 +57,13 @@ const view = (k: StoredKey): KeyView => ({
   revoked_at: k.revoked_at,
 });
 
-const CLI = { kind: 'system', prefix: null } as const;
+/** The CLI acts as the system: the audit log shows it as such, with via: 'cli'. */
+const CLI = SYSTEM;
 
-export const listKeys = (store: ConfigStore): KeyView[] => store.get().keys.map(view);
+export const listKeys = async (store: KeyStore): Promise<KeyView[]> => (await store.list()).map(view);
 
 /** Creates a key; the full key is in the answer once and nowhere else (a secret key is stored as a hash). */
-export async function addKey(store: ConfigStore, audit: AuditLog, input: unknown, now = new Date()) {
+export async function addKey(store: KeyStore, audit: AuditLog, input: unknown, now = new Date()) {
   const parsed = NewKeySchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -70,24 +71,22 @@ export async function addKey(store: ConfigStore, audit: AuditLog, input: unknown
   }
   const { kind, mode, origins, label } = parsed.data;
   const { key, stored } = createKey(kind, mode, { origins, label });
-  await store.update((d) => void d.keys.push(stored));
+  await store.add(stored);
   await audit.append(auditEntry(now, CLI, 'key.created', stored.id, { kind, mode, prefix: stored.prefix, via: 'cli' }));
   return { key, view: view(stored) };
 }
 
 /** Revokes one active key, named by id, display prefix or (public keys) the key itself. */
-export async function revokeKey(store: ConfigStore, audit: AuditLog, target: string, now = new Date()) {
-  const matches = store
-    .get()
-    .keys.filter((k) => !k.revoked_at && (k.id === target || k.prefix === target || k.key === target));
+export async function revokeKey(store: KeyStore, audit: AuditLog, target: string, now = new Date()) {
+  const matches = (await store.list()).filter(
+    (k) => !k.revoked_at && (k.id === target || k.prefix === target || k.key === target),
+  );
   if (matches.length === 0) throw new KeyCommandError('key_not_found', `No active key matches "${target}".`);
   if (matches.length > 1)
     throw new KeyCommandError('ambiguous_key', `"${target}" matches ${matches.length} keys; use the key id.`);
   const id = matches[0]!.id;
-  const at = now.toISOString();
-  const next = await store.update((d) => {
-    for (const k of d.keys) if (k.id === id) k.revoked_at = at;
-  });
+  const revoked = await store.revoke(id, now.toISOString());
+  if (!revoked) throw new KeyCommandError('key_not_found', `No active key matches "${target}".`);
   await audit.append(auditEntry(now, CLI, 'key.revoked', id, { prefix: matches[0]!.prefix, via: 'cli' }));
-  return view(next.keys.find((k) => k.id === id)!);
+  return view(revoked);
 }

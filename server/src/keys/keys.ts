@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { StoredKey } from '../admin/schema.js';
-import { newId, randomToken } from '../store/ids.js';
+import type { AuthKey, KeyKind, KeyMode, StoredKey } from '../model/index.js';
+import { newId, randomToken } from '../model/index.js';
 
-export type KeyKind = 'public' | 'secret';
-export type KeyMode = 'live' | 'test';
+export type { AuthKey, KeyKind, KeyMode };
 
 const KEY_FORMAT = /^(pk|sk)_(live|test)_[A-Za-z0-9]{24,128}$/;
 
@@ -11,14 +10,6 @@ export const isWellFormedKey = (key: string) => KEY_FORMAT.test(key);
 export const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 /** What logs, /me and the audit log show of a key: enough to recognise it, not to use it. */
 export const keyPrefix = (key: string) => key.slice(0, 12);
-
-export interface AuthKey {
-  id: string;
-  kind: KeyKind;
-  mode: KeyMode;
-  prefix: string;
-  origins: string[];
-}
 
 export function describeKey(key: string): { kind: KeyKind; mode: KeyMode } {
   return { kind: key.startsWith('pk_') ? 'public' : 'secret', mode: key.includes('_live_') ? 'live' : 'test' };
@@ -66,8 +57,9 @@ export class KeyRing {
     }
   }
 
-  find(key: string): AuthKey | undefined {
-    return this.byHash.get(sha256(key));
+  /** The key whose SHA-256 is `hash`. */
+  find(hash: string): AuthKey | undefined {
+    return this.byHash.get(hash);
   }
 }
 

@@ -1,5 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { ConfigData } from '../admin/schema.js';
+import type { ConfigData } from '../model/index.js';
 
 export interface MailMessage {
   to: string[];

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
-import type { TicketEvent } from '../events.js';
-import { openState } from '../portal/business-hours.js';
+import type { TicketEvent } from '../events/events.js';
+import { openState } from '../hours/business-hours.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { mailConfigured, type MailMessage } from './mailer.js';
 import {
@@ -37,7 +37,7 @@ export function mailListener(deps: Deps) {
      * mail is not queued, and the log says so (with the ticket, not the address).
      */
     const queueForCustomer = async (m: MailMessage) => {
-      if (e.actor.kind === 'public') {
+      if (e.actor.kind === 'customer') {
         const address = e.ticket.email.trim().toLowerCase();
         if (perRecipient.hit(address, deps.config.customerMailPerHour, HOUR)) {
           deps.logger.warn(

@@ -1,4 +1,4 @@
-import type { Reply, Ticket } from '../api-types.js';
+import type { Reply, Ticket } from '../model/index.js';
 import type { MailMessage } from './mailer.js';
 
 const escapeHtml = (s: string) =>

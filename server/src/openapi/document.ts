@@ -1,311 +1,314 @@
 import { z } from 'zod';
-import { LIST_RESOURCES, OBJECT_RESOURCES } from '../admin/resources.js';
-import {
-  AgentInputSchema,
-  ArticleInputSchema,
-  WebhookSecretInputSchema,
-  EmailNotifySchema,
-  SmtpSchema,
-  AutoreplySchema,
-  BusinessHoursSchema,
-} from '../admin/schema.js';
-import { ErrorBodySchema, KbListItemSchema } from '../api-types.js';
-import { ENDPOINTS, type Access } from '../http/endpoints.js';
-import {
-  AssignInput,
-  CloseRequestInput,
-  CloseResolveInput,
-  CreateInput,
-  DeleteInput,
-  ListQuery,
-  ownerEmail,
-  PriorityInput,
-  RateInput,
-  ReplyInput,
-  StatusInput,
-  TicketQuery,
-} from '../tickets/schema.js';
+import { ErrorBodySchema } from '../model/index.js';
+import { API_PREFIX, type Encoding, type RouteDef } from '../http/route.js';
 
-type JsonSchema = Record<string, unknown>;
-const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-const input = (schema: z.ZodType): JsonSchema => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+type Json = Record<string, unknown>;
+
+const MEDIA: Record<Encoding, string> = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+  multipart: 'multipart/form-data',
 };
 
-interface Doc {
-  method: 'get' | 'post' | 'delete';
-  name: string;
-  summary: string;
-  query?: z.ZodObject;
-  body?: z.ZodType;
-  encodings?: string[];
-  status?: number;
-  response: JsonSchema;
-  /** When this method needs more than the endpoint's access (route()'s `access`). */
-  access?: Access;
+const COMPONENT = '#/components/schemas/';
+const SHARED = `${COMPONENT}__shared#/$defs/`;
+const ref = (name: string) => ({ $ref: `${COMPONENT}${name}` });
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Response headers, documented once. */
+const HEADERS: Record<string, { description: string; schema: Json }> = {
+  'X-Request-Id': {
+    description: 'The request’s id, as in the server’s log (a well-formed one sent is kept)',
+    schema: { type: 'string' },
+  },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+  ETag: { description: 'The answer’s entity tag, for If-None-Match', schema: { type: 'string' } },
+  'Cache-Control': { description: 'private: answers hold a customer’s data', schema: { type: 'string' } },
+  'Content-Disposition': {
+    description: 'Always attachment, with a safe ASCII filename and the exact name as filename* (RFC 6266)',
+    schema: { type: 'string' },
+  },
+  'Content-Security-Policy': {
+    description: 'sandbox: a download never runs in this origin',
+    schema: { type: 'string' },
+  },
+  Allow: { description: 'The methods this resource takes', schema: { type: 'string' } },
+  Location: { description: 'The endpoint’s path without .php, with the query string kept', schema: { type: 'string' } },
+};
+
+const REQUEST_HEADERS: Record<string, Json> = {
+  'Idempotency-Key': {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes a retry safe: the same key, key holder and body within 24 hours answers the first answer again; ' +
+      'another body with the same key is 409 idempotency_key_reused.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+  },
+  'If-None-Match': {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'An ETag from an earlier answer (or a list, or *): unchanged, the answer is 304 without a body.',
+    schema: { type: 'string' },
+  },
+};
+
+/** Error codes every route of a kind can answer, by status; a route adds its own (RouteDef.errors). */
+function errorCodes(route: RouteDef<never>): Record<number, string[]> {
+  const codes: Record<number, string[]> = {};
+  const add = (status: number, ...list: readonly string[]) => (codes[status] = [...(codes[status] ?? []), ...list]);
+  if (route.query || route.body) add(400, 'validation_failed');
+  if (route.body?.encodings.includes('json')) add(400, 'invalid_json');
+  if (route.access !== 'open') {
+    add(401, 'missing_api_key', 'invalid_api_key');
+    if (route.access === 'customer') add(403, 'origin_not_allowed');
+    if (route.access === 'staff') add(403, 'secret_key_required');
+    if (route.access === 'admin') add(403, 'live_secret_key_required', 'admin_required');
+    if (route.module) add(403, 'module_disabled');
+    add(429, 'rate_limited');
+  }
+  if (route.body) {
+    add(413, 'payload_too_large');
+    add(415, 'unsupported_media_type');
+  }
+  for (const [status, list] of Object.entries(route.errors ?? {})) add(Number(status), ...list);
+  add(500, 'internal_error');
+  add(503, 'unavailable');
+  for (const status of Object.keys(codes)) codes[Number(status)] = [...new Set(codes[Number(status)])];
+  return codes;
 }
 
-const FORMS = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'];
-const list = (item: JsonSchema) => ({
-  type: 'object',
-  properties: {
-    data: { type: 'array', items: item },
-    total: { type: 'integer' },
-    limit: { type: 'integer' },
-    offset: { type: 'integer' },
-  },
-});
-const ticket = {
-  oneOf: [ref('Ticket'), ref('PublicTicket')],
-  description: 'Ticket with a secret key, PublicTicket with a public key',
-};
-const upload = z.object({
-  ticket_id: z.string(),
-  file: z.string().meta({ format: 'binary' }),
-  reply_id: z.string().optional(),
-  email: ownerEmail,
-});
-const adminQuery = z.object({
-  r: z
-    .string()
-    .describe(
-      'the resource: all, a list or object resource, agents, kb, webhook_secrets, priorities, audit, webhook_log or outbox',
-    ),
-  id: z.string().optional().describe('DELETE r=agents|kb: the entry to remove'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(500)
-    .optional()
-    .describe('r=audit|webhook_log|outbox: entries, newest first (default 100)'),
-});
-const settingsBody = z.object({
-  email_notify: EmailNotifySchema.optional(),
-  smtp: SmtpSchema.optional(),
-  autoreply: AutoreplySchema.optional(),
-  business_hours: BusinessHoursSchema.optional(),
-});
-
-const DOCS: Doc[] = [
-  {
-    method: 'post',
-    name: 'create',
-    summary: 'Create a ticket (multipart: files in attachments[])',
-    body: CreateInput,
-    status: 201,
-    response: ticket,
-  },
-  {
-    method: 'get',
-    name: 'list',
-    summary: 'List tickets, newest first',
-    query: ListQuery,
-    response: list(ref('TicketListItem')),
-  },
-  {
-    method: 'get',
-    name: 'ticket',
-    summary: 'Read one ticket (with a public key, email is required); ETag and If-None-Match',
-    query: TicketQuery,
-    response: ticket,
-  },
-  {
-    method: 'post',
-    name: 'reply',
-    summary: 'Reply: as the customer with a public key, as support with a secret key',
-    body: ReplyInput,
-    status: 201,
-    response: ticket,
-  },
-  { method: 'post', name: 'status', summary: 'Change the status', body: StatusInput, response: ticket },
-  { method: 'post', name: 'priority', summary: 'Set the priority', body: PriorityInput, response: ticket },
-  {
-    method: 'post',
-    name: 'assign',
-    summary: 'Assign to an agent ("" or null removes)',
-    body: AssignInput,
-    response: ticket,
-  },
-  {
-    method: 'delete',
-    name: 'delete',
-    summary: 'Delete a ticket and its files',
-    body: DeleteInput,
-    response: { type: 'object', properties: { id: { type: 'string' }, deleted: { const: true } } },
-  },
-  {
-    method: 'post',
-    name: 'close-request',
-    summary: 'Ask for the ticket to be closed',
-    body: CloseRequestInput,
-    response: ticket,
-  },
-  {
-    method: 'post',
-    name: 'close-resolve',
-    summary: 'Accept or reject a close request',
-    body: CloseResolveInput,
-    response: ticket,
-  },
-  { method: 'post', name: 'rate', summary: 'Rate a ticket 1-5', body: RateInput, response: ticket },
-  {
-    method: 'post',
-    name: 'upload',
-    summary: 'Upload a file (at most 5,242,880 bytes; jpg, png, gif, webp, pdf, txt, log, json, csv, zip)',
-    body: upload,
-    encodings: ['multipart/form-data'],
-    status: 201,
-    response: ref('Attachment'),
-  },
-  {
-    method: 'get',
-    name: 'file',
-    summary: 'Download an attachment (always as a download)',
-    query: z.object({ ticket_id: z.string(), file_id: z.string(), email: ownerEmail }),
-    response: { type: 'string', format: 'binary' },
-  },
-  {
-    method: 'get',
-    name: 'meta',
-    summary: 'Categories with custom fields, statuses and priorities',
-    response: { type: 'object' },
-  },
-  {
-    method: 'get',
-    name: 'kb',
-    summary: 'Knowledge base: overview (ranked with q) or one article (id)',
-    query: z.object({ id: z.string().optional(), q: z.string().optional() }),
-    response: { oneOf: [list(input(KbListItemSchema)), { type: 'object' }] },
-  },
-  { method: 'get', name: 'me', summary: 'What this key is', response: ref('Me') },
-  {
-    method: 'get',
-    name: 'widget-config',
-    summary: 'Design, form, modules, categories and opening hours for the widget',
-    response: { type: 'object' },
-  },
-  { method: 'get', name: 'settings', summary: 'Read the mail settings', response: { type: 'object' } },
-  {
-    method: 'post',
-    name: 'settings',
-    summary: 'Write the mail settings; replaces only the sub-objects named',
-    access: 'sk_live',
-    body: settingsBody,
-    encodings: ['application/json'],
-    response: { type: 'object' },
-  },
-  {
-    method: 'get',
-    name: 'admin',
-    summary: 'Read a configuration resource or a log',
-    query: adminQuery,
-    response: { type: 'object' },
-  },
-  {
-    method: 'post',
-    name: 'admin',
-    summary:
-      'Write a configuration resource (lists replaced whole; objects written whole; agents and kb one entry at a time)',
-    query: adminQuery,
-    body: z.union([
-      ...Object.entries(LIST_RESOURCES).map(([r, schema]) => z.object({ [r]: schema }).describe(`r=${r}`)),
-      ...Object.entries(OBJECT_RESOURCES).map(([r, schema]) => schema.describe(`r=${r}`)),
-      AgentInputSchema.describe('r=agents'),
-      ArticleInputSchema.describe('r=kb'),
-      WebhookSecretInputSchema.describe('r=webhook_secrets'),
-    ] as unknown as [z.ZodType, z.ZodType]),
-    encodings: ['application/json'],
-    response: { type: 'object' },
-  },
-  {
-    method: 'delete',
-    name: 'admin',
-    summary: 'Remove an agent or an article (r=agents|kb, id=…)',
-    query: adminQuery,
-    response: { type: 'object', properties: { id: { type: 'string' }, deleted: { const: true } } },
-  },
-];
-
-const ERRORS: Record<string, string> = {
-  '400': 'validation_failed, invalid_json, unknown_agent',
-  '401': 'missing_api_key, invalid_api_key',
-  '403': 'secret_key_required, live_secret_key_required, origin_not_allowed, blocked, module_disabled, captcha_failed',
-  '404': 'not_found, ticket_not_found, file_not_found, article_not_found, agent_not_found, resource_not_found',
-  '409': 'no_close_request, ticket_closed, status_in_use, idempotency_key_reused',
-  '413': 'file_too_large, payload_too_large, ticket_quota_exceeded',
-  '415': 'unsupported_file_type, unsupported_media_type',
-  '429': 'rate_limited, upload_quota_exceeded (Retry-After)',
-  '503': 'unavailable (Retry-After)',
+const ERROR_HEADERS: Record<number, string[]> = { 405: ['Allow'], 429: ['Retry-After'], 503: ['Retry-After'] };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'The request is malformed',
+  401: 'No valid credential',
+  403: 'Not allowed',
+  404: 'Not found',
+  405: 'Not allowed on this resource',
+  409: 'Conflicts with the current state',
+  413: 'Too large',
+  415: 'Not a media type or file type this endpoint takes',
+  429: 'Too many requests',
+  500: 'Something went wrong on the server',
+  503: 'The data directory cannot take writes right now',
 };
 
-/** OpenAPI 3.1, generated from the zod schemas the server validates with. */
-export function openApiDocument(version: string, serverUrl: string): JsonSchema {
-  const { schemas } = z.toJSONSchema(z.globalRegistry, {
-    uri: (id) => `#/components/schemas/${id}`,
+const operationId = (route: RouteDef<never>) => `${route.method}_${route.path.slice(1).replace(/[^a-zA-Z0-9]+/g, '_')}`;
+
+/**
+ * Converts the routes' zod schemas to JSON Schema in one pass per direction (answers as output, with
+ * closed objects; requests as input, with the coercions forms allow). Schemas with an id (Ticket, …)
+ * become components; the routes' own schemas are inlined into their operations.
+ */
+function convert(entries: Map<string, z.ZodType>, io: 'input' | 'output') {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of entries) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    io,
     unrepresentable: 'any',
-  }) as {
-    schemas: Record<string, JsonSchema>;
-  };
-  // zod names each schema with "$id": "#/components/schemas/X"; a fragment-only $id is not valid JSON
-  // Schema 2020-12 and makes resolvers (Swagger UI's among them) look for refs inside the schema itself.
-  for (const s of Object.values(schemas)) {
+    uri: (id) => `${COMPONENT}${id}`,
+  }) as { schemas: Record<string, Json> };
+  const shared = (schemas.__shared?.$defs ?? {}) as Record<string, Json>;
+  delete schemas.__shared;
+  // Shared schemas of requests get their own names: the same id may read differently as an input.
+  const rename = (name: string) => (io === 'input' ? `${name}Input` : name);
+  let text = JSON.stringify(schemas);
+  text = text.replace(new RegExp(`"${SHARED.replace(/[$/#]/g, '\\$&')}([^"]+)"`, 'g'), (_m, name: string) =>
+    JSON.stringify(`${COMPONENT}${rename(name)}`),
+  );
+  const converted = JSON.parse(text) as Record<string, Json>;
+  const components = Object.fromEntries(
+    Object.entries(JSON.parse(JSON.stringify(shared).replaceAll(SHARED, COMPONENT)) as Record<string, Json>).map(
+      ([name, s]) => [rename(name), s],
+    ),
+  );
+  for (const s of Object.values(converted)) {
     delete s.$schema;
     delete s.$id;
   }
+  return { converted, components };
+}
+
+/** The legacy .php paths: 308 to the same endpoint without it, for every method (docs/api.md). */
+function legacyPaths(routes: readonly RouteDef<never>[]) {
+  const names = [...new Set(routes.map((r) => r.path.slice(1)))].sort();
+  const operation = (method: string) => ({
+    operationId: `${method}_legacy_php`,
+    summary: `${method.toUpperCase()} /<endpoint>.php: redirects to /<endpoint>`,
+    description:
+      'Older integrations call /v1/<endpoint>.php; 308 keeps the method and the body. Answered before any key is looked at.',
+    tags: ['legacy'],
+    security: [],
+    parameters: [{ name: 'endpoint', in: 'path', required: true, schema: { type: 'string', enum: names } }],
+    responses: {
+      '308': {
+        description: 'The endpoint without .php',
+        headers: { Location: headerRef('Location'), 'X-Request-Id': headerRef('X-Request-Id') },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { redirect: { type: 'string' } },
+              required: ['redirect'],
+              additionalProperties: false,
+            },
+          },
+        },
+      },
+      '404': {
+        description: 'not_found: no such endpoint',
+        headers: { 'X-Request-Id': headerRef('X-Request-Id') },
+        content: { 'application/json': { schema: ref('Error') } },
+      },
+    },
+  });
+  return { '/{endpoint}.php': { get: operation('get'), post: operation('post'), delete: operation('delete') } };
+}
+
+/**
+ * OpenAPI 3.1 from the route table: every route's access, query, body (per encoding, files included),
+ * request headers, answers (with their headers) and the errors it can give. Nothing is written twice:
+ * the schemas are the ones the server validates with.
+ */
+export function openApiDocument(
+  routes: readonly RouteDef<never>[],
+  info: { version: string; serverUrl: string },
+): Json {
+  // A schema with an id of its own (Ticket, Attachment, …) is a component wherever it appears; the
+  // routes' other schemas are inlined into their operations.
+  const named = (schema: z.ZodType) => z.globalRegistry.get(schema)?.id;
+  const outputs = new Map<string, z.ZodType>([['Error', ErrorBodySchema]]);
+  const inputs = new Map<string, z.ZodType>();
+  for (const route of routes) {
+    const id = operationId(route);
+    for (const [status, answer] of Object.entries(route.responses))
+      if (answer.schema) outputs.set(named(answer.schema) ?? `${id}_${status}`, answer.schema);
+    if (route.query) inputs.set(`${id}_query`, route.query);
+    if (route.body) inputs.set(`${id}_body`, route.body.documented ?? route.body.schema);
+  }
+  const out = convert(outputs, 'output');
+  const inp = convert(inputs, 'input');
+  const schemas: Record<string, Json> = { ...out.components, ...inp.components };
+  for (const [name, schema] of outputs) if (named(schema)) schemas[name] = out.converted[name]!;
+  const answerSchema = (id: string, status: string, schema: z.ZodType | undefined) =>
+    !schema ? undefined : named(schema) ? ref(named(schema)!) : out.converted[`${id}_${status}`];
+
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const d of DOCS) {
-    const access = d.access ?? ENDPOINTS[d.name];
-    const parameters = d.query
-      ? Object.entries((input(d.query).properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => ({
+  for (const route of routes) {
+    const id = operationId(route);
+    const query = inp.converted[`${id}_query`];
+    const parameters: Json[] = [];
+    if (query) {
+      const required = (query.required ?? []) as string[];
+      for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, Json>)) {
+        const { description, ...rest } = schema;
+        parameters.push({
           name,
           in: 'query',
-          required: ((input(d.query!).required ?? []) as string[]).includes(name),
-          schema,
-        }))
-      : undefined;
-    const body = d.body && {
-      required: true,
-      content: Object.fromEntries((d.encodings ?? FORMS).map((type) => [type, { schema: input(d.body!) }])),
-    };
-    (paths[`/${d.name}`] ??= {})[d.method] = {
-      operationId: `${d.method}_${d.name.replace(/-/g, '_')}`,
-      summary: d.summary,
-      description: `Access: ${access === 'pk' ? 'public or secret key' : access === 'sk' ? 'secret key' : 'live secret key (sk_live_)'}.`,
-      security: [{ bearer: [] }],
-      ...(parameters ? { parameters } : {}),
-      ...(body ? { requestBody: body } : {}),
-      responses: {
-        [String(d.status ?? 200)]: {
-          description: 'OK',
-          content: { [d.name === 'file' ? 'application/octet-stream' : 'application/json']: { schema: d.response } },
-        },
-        ...Object.fromEntries(
-          Object.entries(ERRORS).map(([status, codes]) => [
-            status,
-            { description: codes, content: { 'application/json': { schema: ref('Error') } } },
-          ]),
-        ),
-      },
+          required: required.includes(name),
+          ...(description ? { description } : {}),
+          schema: rest,
+        });
+      }
+    }
+    for (const h of route.requestHeaders ?? []) parameters.push(REQUEST_HEADERS[h]!);
+
+    let requestBody: Json | undefined;
+    const body = inp.converted[`${id}_body`];
+    if (route.body && body) {
+      const content: Record<string, { schema: Json }> = {};
+      for (const encoding of route.body.encodings) {
+        let schema = body;
+        const files = route.body.files;
+        if (encoding === 'multipart' && files) {
+          const [field] = files.fields;
+          const binary = { type: 'string', format: 'binary' };
+          schema = {
+            ...body,
+            properties: {
+              ...(body.properties as Json),
+              [field!]: files.max === 1 ? binary : { type: 'array', items: binary, maxItems: files.max },
+            },
+            ...(files.required ? { required: [...((body.required as string[]) ?? []), field!] } : {}),
+          };
+        }
+        content[MEDIA[encoding]] = { schema };
+      }
+      requestBody = { required: !route.body.optional, content };
+    }
+
+    const responses: Record<string, Json> = {};
+    for (const [status, answer] of Object.entries(route.responses)) {
+      const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+      for (const h of answer.headers ?? []) headers[h] = headerRef(h);
+      const schema = answerSchema(id, status, answer.schema);
+      const content = answer.media
+        ? Object.fromEntries(Object.entries(answer.media).map(([type, s]) => [type, { schema: s }]))
+        : schema
+          ? { 'application/json': { schema } }
+          : undefined;
+      responses[status] = { description: answer.description, headers, ...(content ? { content } : {}) };
+    }
+    for (const [status, codes] of Object.entries(errorCodes(route))) {
+      const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+      for (const h of ERROR_HEADERS[Number(status)] ?? []) headers[h] = headerRef(h);
+      responses[status] = {
+        description: `${STATUS_TEXT[Number(status)] ?? 'Error'}: ${codes.join(', ')}`,
+        headers,
+        content: { 'application/json': { schema: ref('Error') } },
+      };
+    }
+
+    (paths[route.path] ??= {})[route.method] = {
+      operationId: id,
+      summary: route.summary,
+      description: [
+        route.description,
+        `Access: ${ACCESS_TEXT[route.access]}.`,
+        route.module ? `Customers get 403 module_disabled while the ${route.module} module is off.` : undefined,
+      ]
+        .filter(Boolean)
+        .join(' '),
+      tags: [route.path.slice(1)],
+      ...(route.access === 'open' ? { security: [] } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(requestBody ? { requestBody } : {}),
+      responses,
     };
   }
+  Object.assign(paths, legacyPaths(routes));
+
   return {
     openapi: '3.1.0',
     info: {
       title: 'Ticketing API',
-      version,
+      version: info.version,
       description:
-        // Markdown (renderers such as /docs show it): code spans keep <key> and the JSON visible.
-        'Customer-support tickets over HTTP. Every request carries `Authorization: Bearer <key>`. Errors: `' +
-        JSON.stringify(input(ErrorBodySchema)) +
-        '`',
+        'Customer-support tickets over HTTP. Requests carry `Authorization: Bearer <key>` (a public pk_… or a ' +
+        'secret sk_… key) unless an operation says otherwise. Errors are `{ "error": { "code", "message", ' +
+        '"param"?, "details"? } }`. A path with another method answers 405 with `Allow`; an unknown path 404, ' +
+        'both before any key is looked at.',
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: info.serverUrl }],
+    security: [{ bearer: [] }],
+    tags: [...new Set(routes.map((r) => r.path.slice(1))), 'legacy'].map((name) => ({
+      name,
+      description: name === 'legacy' ? 'Redirects for integrations that call /<endpoint>.php' : `${API_PREFIX}/${name}`,
+    })),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'pk_… or sk_… key' } },
+      headers: HEADERS,
       schemas,
     },
     paths,
   };
 }
+
+const ACCESS_TEXT = {
+  open: 'no credential needed',
+  customer: 'any key (a public key names a ticket only with its email)',
+  staff: 'support: a secret key',
+  admin: 'a live secret key (sk_live_)',
+} as const;

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { AppendLog } from '../store/append-log.js';
 import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
-import { newId } from '../store/ids.js';
-import type { KeyMode } from '../store/ticket-store.js';
+import { newId } from '../model/index.js';
+import type { JobKind, KeyMode, OutboxEntry, SettledState } from '../model/index.js';
+import type { LogStore } from '../store/log-store.js';
 
-export type JobKind = 'mail' | 'webhook';
+export type { JobKind, OutboxEntry, SettledState };
 
 export interface Job<P = unknown> {
   id: string;
@@ -19,37 +20,6 @@ export interface Job<P = unknown> {
   created_at: string;
   next_attempt_at: string;
   last_error: string | null;
-}
-
-/**
- * What became of a job that is not (or no longer) pending: given up after its last retry, or never
- * sent, because it came from test mode or went over the per-recipient limit of customer mail.
- */
-export type SettledState = 'failed' | 'suppressed_test' | 'suppressed_limit';
-
-/**
- * One line of /admin?r=outbox: where a delivery goes and how it fares. Never a mail body or a webhook
- * body (they hold customers' words and whole tickets), never a secret (signatures and passwords are
- * added at send time and never stored).
- */
-export interface OutboxEntry {
-  id: string;
-  kind: JobKind;
-  state: 'queued' | SettledState;
-  mode: KeyMode;
-  /** Mail: the recipients and the subject. */
-  to: string[] | null;
-  subject: string | null;
-  /** Webhook: the URL and the event type. */
-  url: string | null;
-  event: string | null;
-  attempts: number;
-  /** Queued jobs only. */
-  next_attempt_at: string | null;
-  last_error: string | null;
-  created_at: string;
-  /** When it was queued, or settled. */
-  at: string;
 }
 
 function summary(kind: JobKind, payload: unknown): Pick<OutboxEntry, 'to' | 'subject' | 'url' | 'event'> {
@@ -88,7 +58,7 @@ export class Outbox {
 
   private constructor(
     private readonly dir: string,
-    private readonly settled: AppendLog<OutboxEntry>,
+    private readonly settled: LogStore<OutboxEntry>,
     private readonly clock: () => Date,
     private readonly logger: Logger,
   ) {}
@@ -165,11 +135,11 @@ export class Outbox {
   }
 
   /** Pending jobs, then what was settled, newest first. */
-  list(limit: number): OutboxEntry[] {
+  async list(limit: number): Promise<OutboxEntry[]> {
     const queued = [...this.jobs.values()]
       .map((j) => this.entry(j, 'queued'))
       .sort((a, b) => b.created_at.localeCompare(a.created_at));
-    return [...queued, ...this.settled.recent(limit)].slice(0, limit);
+    return [...queued, ...(await this.settled.recent(limit))].slice(0, limit);
   }
 
   private entry(job: Job, state: OutboxEntry['state']): OutboxEntry {

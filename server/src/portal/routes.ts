@@ -1,65 +1,95 @@
-import type { Me, Meta } from '../api-types.js';
-import { PRIORITIES } from '../api-types.js';
-import type { Deps } from '../deps.js';
-import type { Route } from '../http/route.js';
-import { openApiDocument } from '../openapi/document.js';
-import { openState } from './business-hours.js';
+import { openState } from '../hours/business-hours.js';
+import { routeFor } from '../http/route.js';
+import {
+  CUSTOMER_MODULES,
+  MeSchema,
+  MetaSchema,
+  moduleEnabled,
+  PRIORITIES,
+  WidgetConfigSchema,
+  type RequestActor,
+} from '../model/index.js';
+import type { ConfigStore } from '../store/config-store.js';
 
-/** The modules a customer can see (webhooks are server-side only). */
-const CUSTOMER_MODULES = ['kb', 'uploads', 'rating', 'close_request'] as const;
+/** What the portal routes need from the app. */
+export interface PortalDeps {
+  configStore: ConfigStore;
+  clock: () => Date;
+  /** Where links in mail point: TICKETING_PUBLIC_URL, else the address the server is bound to. */
+  publicUrl: () => string;
+  version: string;
+}
 
-export function portalRoutes(route: Route, deps: Deps) {
-  route('get', 'meta', async (ctx) => {
+const route = routeFor<PortalDeps>();
+
+const meta = route({
+  method: 'get',
+  path: '/meta',
+  access: 'customer',
+  summary: 'Categories with their custom fields, statuses and priorities',
+  responses: { 200: { description: 'What a form needs to offer', schema: MetaSchema } },
+  async handler(_req, deps) {
     const { categories, statuses } = deps.configStore.get();
-    const body: Meta = { categories, statuses, priorities: [...PRIORITIES] };
-    ctx.body = body;
-  });
+    return { body: { categories, statuses, priorities: [...PRIORITIES] } };
+  },
+});
 
-  route('get', 'me', async (ctx) => {
-    const { auth } = ctx.state;
-    const body: Me = {
-      key: {
-        kind: auth.kind,
-        mode: auth.mode,
-        admin: auth.kind === 'secret' && auth.mode === 'live',
-        prefix: auth.prefix,
+/** The key an actor called with, as /me describes it; null for an agent's session. */
+const keyOf = (actor: RequestActor) =>
+  actor.kind === 'agent'
+    ? null
+    : {
+        kind: actor.kind === 'customer' ? ('public' as const) : ('secret' as const),
+        mode: actor.mode,
+        admin: actor.kind === 'key' && actor.admin,
+        prefix: actor.key.prefix,
+      };
+
+const me = route({
+  method: 'get',
+  path: '/me',
+  access: 'customer',
+  summary: 'What the calling key is, and where the portal lives',
+  responses: { 200: { description: 'The key, the portal and the server version', schema: MeSchema } },
+  async handler({ actor }, deps) {
+    return {
+      body: {
+        key: keyOf(actor),
+        portal: { name: deps.configStore.get().portal.name, public_url: deps.publicUrl() },
+        version: deps.version,
       },
-      portal: { name: deps.configStore.get().portal.name, public_url: deps.publicUrl() },
-      version: deps.version,
     };
-    ctx.body = body;
-  });
+  },
+});
 
-  /** What the widget needs to draw itself. Never a secret. */
-  route('get', 'widget-config', async (ctx) => {
-    const { auth } = ctx.state;
+const widgetConfig = route({
+  method: 'get',
+  path: '/widget-config',
+  access: 'customer',
+  summary: 'What the widget needs to draw itself: design, form, modules, categories, opening hours',
+  description: 'Never a secret.',
+  responses: { 200: { description: 'The widget’s configuration', schema: WidgetConfigSchema } },
+  async handler({ actor }, deps) {
     const data = deps.configStore.get();
     const publicKey =
-      auth.kind === 'public'
-        ? ctx
-            .get('Authorization')
-            .replace(/^Bearer +/i, '')
-            .trim()
-        : (data.keys.find((k) => k.kind === 'public' && k.mode === auth.mode && !k.revoked_at)?.key ?? null);
-    ctx.body = {
-      design: data.design,
-      form: data.form,
-      modules: Object.fromEntries(
-        CUSTOMER_MODULES.map((name) => [name, data.modules.some((m) => m.name === name && m.enabled)]),
-      ),
-      categories: data.categories,
-      turnstile: { enabled: data.turnstile.enabled, site_key: data.turnstile.site_key },
-      business_hours: { ...openState(data.business_hours, deps.clock()), timezone: data.business_hours.timezone },
-      public_key: publicKey,
-      api_version: 'v1',
+      actor.kind === 'customer'
+        ? actor.key.public
+        : (data.keys.find((k) => k.kind === 'public' && k.mode === actor.mode && !k.revoked_at)?.key ?? null);
+    return {
+      body: {
+        design: data.design,
+        form: data.form,
+        modules: Object.fromEntries(
+          CUSTOMER_MODULES.map((name) => [name, moduleEnabled(data.modules, name)]),
+        ) as Record<(typeof CUSTOMER_MODULES)[number], boolean>,
+        categories: data.categories,
+        turnstile: { enabled: data.turnstile.enabled, site_key: data.turnstile.site_key },
+        business_hours: { ...openState(data.business_hours, deps.clock()), timezone: data.business_hours.timezone },
+        public_key: publicKey,
+        api_version: 'v1' as const,
+      },
     };
-  });
+  },
+});
 
-  // Built once: the schemas do not change while the server runs.
-  let openapi: string | undefined;
-  route('get', 'openapi.json', async (ctx) => {
-    openapi ??= JSON.stringify(openApiDocument(deps.version, `${deps.publicUrl()}/v1`));
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = openapi;
-  });
-}
+export const portalRoutes = [meta, me, widgetConfig];

@@ -1,8 +1,8 @@
 import { runActions } from '../automation/actions.js';
-import { derive } from '../automation/sla.js';
+import { derive } from '../tickets/sla.js';
 import type { Deps } from '../deps.js';
-import type { StoredTicket } from '../store/ticket-index.js';
-import type { KeyMode } from '../store/ticket-store.js';
+import { SYSTEM } from '../model/index.js';
+import type { KeyMode, StoredTicket } from '../store/ticket-store.js';
 import { setStatus } from '../tickets/statuses.js';
 import { firstClosedStatus, isClosedStatus } from '../tickets/statuses.js';
 
@@ -51,7 +51,7 @@ export class Scheduler {
     if (!config.escalation.length) return;
     const now = this.deps.clock().getTime();
     const due: { id: string; entry: (typeof config.escalation)[number] }[] = [];
-    for (const t of this.deps.tickets[mode].scan()) {
+    for await (const t of this.deps.tickets[mode].scan()) {
       if (isClosedStatus(config.statuses, t.item.status)) continue;
       for (const entry of config.escalation) {
         if (t.escalated.includes(entry.id)) continue;
@@ -80,9 +80,10 @@ export class Scheduler {
     const { autoclose } = config;
     if (!autoclose.enabled || !autoclose.statuses.length) return;
     const cutoff = this.deps.clock().getTime() - autoclose.after_days * DAY;
-    const idle = [...this.deps.tickets[mode].scan()]
-      .filter((t) => autoclose.statuses.includes(t.item.status) && Date.parse(t.lastCustomerAt) <= cutoff)
-      .map((t) => t.item.id);
+    const idle: string[] = [];
+    for await (const t of this.deps.tickets[mode].scan()) {
+      if (autoclose.statuses.includes(t.item.status) && Date.parse(t.lastCustomerAt) <= cutoff) idle.push(t.item.id);
+    }
     for (const id of idle) {
       let previous: StoredTicket | undefined;
       const updated = await this.deps.tickets[mode].update(id, (current) => {
@@ -98,7 +99,7 @@ export class Scheduler {
       await this.deps.events.emit({
         type: 'ticket.status_changed',
         mode,
-        actor: { kind: 'system', prefix: null },
+        actor: SYSTEM,
         ticket: updated,
         previous,
       });

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 
 const FS_REASONS: Record<string, string> = {
   EACCES: 'permission denied',

@@ -1,4 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import type { LogStore } from './log-store.js';
 import { gated } from './write-gate.js';
 
 const KEEP_IN_MEMORY = 500; // the most a log read may ask for
@@ -9,7 +10,7 @@ const KEEP_IN_MEMORY = 500; // the most a log read may ask for
  * commit): under load one fsync covers many entries instead of one each. The newest 500 entries are
  * kept in memory, so reads never scan the file; a torn last line from a crash is skipped on open.
  */
-export class AppendLog<T> {
+export class AppendLog<T> implements LogStore<T> {
   private recentEntries: T[] = [];
   private waiting: { entry: T; done: () => void; fail: (err: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
@@ -63,8 +64,8 @@ export class AppendLog<T> {
   }
 
   /** Newest first. */
-  recent(limit: number): T[] {
-    return this.recentEntries.slice(-limit).reverse();
+  recent(limit: number): Promise<T[]> {
+    return Promise.resolve(this.recentEntries.slice(-limit).reverse());
   }
 
   async close() {

@@ -1,7 +1,7 @@
 import { mkdir, open, rename, unlink, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { faultPoint } from './faults.js';
-import { randomToken } from './ids.js';
+import { randomToken } from '../model/index.js';
 import { gated } from './write-gate.js';
 
 export const TEMP_SUFFIX = '.tmp';

@@ -1,7 +1,8 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Ticket } from '../api-types.js';
+import type { Ticket } from '../model/index.js';
+import { isId } from '../model/index.js';
 import {
   makeDir,
   removeStaleTemps,
@@ -10,14 +11,21 @@ import {
   writeFileDurable,
   writeFilesDurable,
 } from './durable-write.js';
-import { isId } from './ids.js';
 import { Journal, type Latest } from './journal.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { StartupError } from './startup-error.js';
-import { IDEMPOTENCY_MS } from '../tickets/idempotency.js';
-import { TicketIndex, type StoredTicket } from './ticket-index.js';
+import { TicketIndex } from './ticket-index.js';
+import {
+  IDEMPOTENCY_MS,
+  type KeyMode,
+  type ListFilter,
+  type StoredTicket,
+  type FileStore,
+  type TicketChange,
+  type TicketFacts,
+  type TicketStore,
+} from './ticket-store.js';
 import { gated } from './write-gate.js';
-import type { KeyMode, TicketChange, TicketStore } from './ticket-store.js';
 
 /** Writes the tickets of the journal's retiring files (handed over by a rotation, or left by a crash) as files under `root`, then deletes those journal files. */
 async function checkpoint(journal: Journal, root: string) {
@@ -72,7 +80,7 @@ function looksLikeTicket(value: unknown, id: string): value is Ticket {
  * next checkpoint, several thousand tickets at a time; until then reads find it in the journal.
  * At start, a journal a crash left behind is written out as files before the files are read.
  */
-export class FileTicketStore implements TicketStore {
+export class FileTicketStore implements TicketStore, FileStore {
   private index = new TicketIndex();
   private mutex = new KeyedMutex();
   // Shared, never mutated: every writer builds a new record (routes clone or spread before changing).
@@ -152,14 +160,6 @@ export class FileTicketStore implements TicketStore {
       this.rememberKeys(parsed);
     }
     this.index.sorted();
-  }
-
-  get size() {
-    return this.index.size;
-  }
-
-  has(id: string) {
-    return this.index.has(id);
   }
 
   private ticketPath(id: string) {
@@ -304,15 +304,23 @@ export class FileTicketStore implements TicketStore {
     });
   }
 
-  list(filter: Parameters<TicketIndex['list']>[0], limit: number, offset: number) {
-    return this.index.list(filter, limit, offset);
+  list(filter: ListFilter, limit: number, offset: number) {
+    return Promise.resolve(this.index.list(filter, limit, offset));
   }
 
-  scan() {
-    return this.index.scan();
+  count(filter: ListFilter) {
+    return Promise.resolve(this.index.list(filter, 0, 0).total);
   }
 
-  async readFile(ticketId: string, fileId: string): Promise<Buffer | undefined> {
+  /**
+   * A snapshot of the index, yielded one by one: the index changes under writes that run between
+   * the consumer's awaits, the snapshot does not.
+   */
+  async *scan(): AsyncIterable<TicketFacts> {
+    yield* [...this.index.scan()];
+  }
+
+  async read(ticketId: string, fileId: string): Promise<Buffer | undefined> {
     if (!isId('tkt', ticketId) || !isId('fil', fileId)) return undefined;
     try {
       return await readFile(join(this.filesDir, ticketId, fileId));

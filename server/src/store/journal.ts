@@ -1,6 +1,6 @@
 import { readdir, readFile, open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Ticket } from '../api-types.js';
+import type { Ticket } from '../model/index.js';
 import { syncDir, unlinkDurable } from './durable-write.js';
 import { faultPoint } from './faults.js';
 

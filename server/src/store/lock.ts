@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { randomToken } from './ids.js';
+import { randomToken } from '../model/index.js';
 
 export class LockError extends Error {}
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Ticket } from '../api-types.js';
+import type { Ticket } from '../model/index.js';
 import { listItem, TicketIndex } from './ticket-index.js';
 
 /** A small deterministic generator (mulberry32), so a failure replays. */

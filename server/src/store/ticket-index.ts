@@ -1,38 +1,11 @@
-import type { Ticket, TicketListItem } from '../api-types.js';
-
-export interface ListFilter {
-  status?: string;
-  category?: string;
-  priority?: string;
-  agent_id?: string;
-  email?: string;
-  tag?: string;
-  /** Case-insensitive substring of subject, name, email or message. */
-  q?: string;
-}
-
-/** What the scheduler needs to know of every ticket, without reading its file. */
-export interface AutomationFacts {
-  /** When support first replied, or null. */
-  firstResponseAt: string | null;
-  /** The customer's last word: their last reply, or the ticket's creation. */
-  lastCustomerAt: string;
-  /** Escalation entries that have fired for this ticket. */
-  escalated: string[];
-}
+import type { TicketListItem } from '../model/index.js';
+import type { AutomationFacts, ListFilter, StoredTicket } from './ticket-store.js';
 
 interface Entry extends AutomationFacts {
   item: TicketListItem;
   /** Kept for `q`, which searches the message too; not part of the list view. */
   message: string;
 }
-
-/** Internal fields of the stored record that no view shows. */
-export type StoredTicket = Ticket & {
-  escalated?: string[];
-  /** Idempotency-Keys of the requests that created or changed the ticket in the last 24 hours. */
-  idempotency?: { key: string; hash: string; at: string }[];
-};
 
 function entryOf(t: StoredTicket): Entry {
   let lastCustomerAt = t.created_at;

@@ -1,8 +1,47 @@
-import type { Ticket, TicketListItem } from '../api-types.js';
-import type { IdempotencyRecord } from '../tickets/idempotency.js';
-import type { AutomationFacts, ListFilter } from './ticket-index.js';
+import type { KeyMode, Ticket, TicketListItem } from '../model/index.js';
 
-export type KeyMode = 'live' | 'test';
+export type { KeyMode };
+
+/** Idempotency-Keys are kept (with their ticket) for a day: the promise of docs/api.md, "Retries". */
+export const IDEMPOTENCY_MS = 24 * 60 * 60 * 1000;
+
+/** What is written with the ticket a keyed request created or changed, so a restart forgets nothing. */
+export interface IdempotencyRecord {
+  /** The scope (key holder, mode, endpoint) and the client's key. */
+  key: string;
+  /** SHA-256 of the request body. */
+  hash: string;
+  at: string;
+}
+
+/** Internal fields of the stored record that no view shows. */
+export type StoredTicket = Ticket & {
+  /** Escalation entries that have fired for this ticket. */
+  escalated?: string[];
+  /** Idempotency-Keys of the requests that created or changed the ticket in the last 24 hours. */
+  idempotency?: IdempotencyRecord[];
+};
+
+export interface ListFilter {
+  status?: string;
+  category?: string;
+  priority?: string;
+  agent_id?: string;
+  email?: string;
+  tag?: string;
+  /** Case-insensitive substring of subject, name, email or message. */
+  q?: string;
+}
+
+/** What the scheduler needs to know of every ticket, without reading it whole. */
+export interface AutomationFacts {
+  /** When support first replied, or null. */
+  firstResponseAt: string | null;
+  /** The customer's last word: their last reply, or the ticket's creation. */
+  lastCustomerAt: string;
+  /** Escalation entries that have fired for this ticket. */
+  escalated: string[];
+}
 
 export interface FileBlob {
   id: string;
@@ -11,30 +50,44 @@ export interface FileBlob {
 
 /** What a change to a ticket produces: the new record and any attachment bytes to store with it. */
 export interface TicketChange {
-  ticket: Ticket;
+  ticket: StoredTicket;
   files?: FileBlob[];
   /** The Idempotency-Key of the request making the change, stored in the same write. */
   idempotency?: IdempotencyRecord | undefined;
 }
 
+/** A page of the list view, and how many tickets match the filter in all. */
+export interface ListPage {
+  items: TicketListItem[];
+  total: number;
+}
+
+/** A ticket's list view with what the scheduler needs to know of it (escalation, autoclose). */
+export type TicketFacts = { item: TicketListItem } & AutomationFacts;
+
 /**
- * Tickets of one mode (live or test). The file implementation keeps one JSON file per ticket; another
- * implementation (a database) can take its place without the features noticing.
+ * Tickets of one mode (live or test). The JSON-file implementation keeps one file per ticket behind a
+ * write-ahead journal, with an index in memory; a database implementation can take its place without
+ * the features noticing: everything here is asynchronous and names no implementation type.
  */
 export interface TicketStore {
   readonly mode: KeyMode;
-  readonly size: number;
-  has(id: string): boolean;
-  get(id: string): Promise<Ticket | undefined>;
-  /** Stores the files, then the ticket; acknowledged only when both are on disk. */
-  create(change: TicketChange): Promise<Ticket>;
+  get(id: string): Promise<StoredTicket | undefined>;
+  /** Stores the files, then the ticket; acknowledged only when both are durable. */
+  create(change: TicketChange): Promise<StoredTicket>;
   /** Serialised per ticket: `change` sees the latest record. Undefined when the ticket does not exist. */
-  update(id: string, change: (current: Ticket) => TicketChange | Promise<TicketChange>): Promise<Ticket | undefined>;
+  update(
+    id: string,
+    change: (current: StoredTicket) => TicketChange | Promise<TicketChange>,
+  ): Promise<StoredTicket | undefined>;
+  /** Removes the ticket and its files; false when there was none. */
   remove(id: string): Promise<boolean>;
-  list(filter: ListFilter, limit: number, offset: number): { items: TicketListItem[]; total: number };
-  /** Every ticket's list view with the facts the scheduler needs, oldest first. */
-  scan(): IterableIterator<{ item: TicketListItem } & AutomationFacts>;
-  readFile(ticketId: string, fileId: string): Promise<Buffer | undefined>;
+  /** Newest first. */
+  list(filter: ListFilter, limit: number, offset: number): Promise<ListPage>;
+  /** How many tickets match `filter` (`{}`: all of them). */
+  count(filter: ListFilter): Promise<number>;
+  /** Every ticket's list view with the facts the scheduler needs, oldest first, as of the call. */
+  scan(): AsyncIterable<TicketFacts>;
   /** The ticket an Idempotency-Key (scope and key) was stored with, while that ticket exists. */
   recallIdempotency(key: string): Promise<{ ticketId: string; hash: string; at: string } | undefined>;
   /**
@@ -44,4 +97,12 @@ export interface TicketStore {
   flush(): Promise<void>;
   /** Resolves once every write in flight has finished. */
   idle(): Promise<void>;
+  /** Writes out what it holds and lets go of its files (a clean stop). */
+  close(): Promise<void>;
+}
+
+/** Attachment bytes of one mode: written with the ticket change that names them (TicketChange.files). */
+export interface FileStore {
+  /** The bytes of one attachment of one ticket, or undefined. */
+  read(ticketId: string, fileId: string): Promise<Uint8Array | undefined>;
 }

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { boot, type RunningServer } from '../boot.js';
-import { loadConfig } from '../config.js';
-import { randomToken } from '../store/ids.js';
+import { loadConfig } from '../config/config.js';
+import { randomToken } from '../model/index.js';
+import { AnswerChecker } from './openapi-check.js';
 
 export interface TestKeys {
   pk: string;
@@ -53,7 +54,14 @@ export const makeKeys = (): TestKeys => ({
  * TICKETING_KEYS, as automation would pass them. Logs are captured so tests can read them.
  */
 export async function startServer(
-  options: { env?: Record<string, string>; dataDir?: string; keys?: TestKeys; clock?: () => Date } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    keys?: TestKeys;
+    clock?: () => Date;
+    /** What the server fetches the outside world with (Turnstile); a stand-in in tests that need one. */
+    fetch?: typeof globalThis.fetch;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'ticketing-test-')));
   const keys = options.keys ?? makeKeys();
@@ -77,8 +85,15 @@ export async function startServer(
     logger: pino({ level: 'info', base: undefined }, sink),
     print: (line) => logs.push(line),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const base = `${running.url}/v1`;
+  let checker: Promise<AnswerChecker> | undefined;
+  // The server's own document, fetched without a key (it is open), checks every answer below.
+  const loadChecker = () =>
+    (checker ??= fetch(`${base}/openapi.json`)
+      .then((res) => res.json())
+      .then((doc) => new AnswerChecker(doc as Record<string, unknown>)));
 
   async function call(method: string, path: string, opts: CallOptions = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -102,6 +117,11 @@ export async function startServer(
       redirect: 'manual',
     });
     const text = await res.text();
+    const { pathname } = new URL(res.url || (path.startsWith('http') ? path : `${base}${path}`));
+    if (pathname.startsWith('/v1/') && method !== 'OPTIONS') {
+      const problems = (await loadChecker()).check(method, pathname.slice(3), res.status, res.headers, text);
+      if (problems.length) throw new Error(`The answer does not match /v1/openapi.json:\n${problems.join('\n')}`);
+    }
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('application/json') && text) parsed = JSON.parse(text);
     return { status: res.status, headers: res.headers, body: parsed, text };

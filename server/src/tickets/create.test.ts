@@ -114,6 +114,19 @@ describe('POST /create', () => {
     expect(params).toEqual(expect.arrayContaining(['name', 'email', 'subject', 'message']));
   });
 
+  it('refuses an address whose domain label starts or ends with a hyphen, as format: email says', async () => {
+    for (const email of ['a@mail-.example', 'a@-mail.example', 'a@mail.-example.com']) {
+      const res = await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput({ email }) });
+      expect(res.status, email).toBe(400);
+      expect(res.body.error.param).toBe('email');
+    }
+    const fine = await s.call('POST', '/create', {
+      key: s.keys.pk,
+      json: ticketInput({ email: 'a.b+c@mail-1.example' }),
+    });
+    expect(fine.status).toBe(201);
+  });
+
   it('enforces the length limits', async () => {
     const long = await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput({ subject: 'x'.repeat(301) }) });
     expect(long.body.error.param).toBe('subject');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Category, CategoryField } from '../api-types.js';
+import { emailAddress, type Category, type CategoryField } from '../model/index.js';
 import { ApiError, type ErrorDetail } from '../http/errors.js';
 import { formBool } from '../http/coerce.js';
 
@@ -26,7 +26,7 @@ function checkOne(field: CategoryField, raw: unknown): { value?: Value; error?: 
       return text !== '' && Number.isFinite(n) ? { value: n } : { error: 'must be a number' };
     }
     case 'email':
-      return z.email().safeParse(text).success ? { value: text } : { error: 'must be a valid email address' };
+      return emailAddress().safeParse(text).success ? { value: text } : { error: 'must be a valid email address' };
     case 'url':
       return z.url({ protocol: /^https?$/ }).safeParse(text).success
         ? { value: text }

@@ -1,34 +1,22 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
+import { IDEMPOTENCY_MS, type IdempotencyRecord } from '../store/ticket-store.js';
 
-export interface StoredAnswer {
-  status: number;
-  body: unknown;
-}
-
-/** What is written with the ticket a keyed request created or changed, so a restart forgets nothing. */
-export interface IdempotencyRecord {
-  /** The scope (key holder, mode, endpoint) and the client's key. */
-  key: string;
-  /** SHA-256 of the request body. */
-  hash: string;
-  at: string;
-}
+export type { IdempotencyRecord };
 
 /** A record found in the store, with a way to answer it again (undefined when its ticket is gone). */
-export interface Recalled {
+export interface Recalled<T> {
   hash: string;
   at: string;
-  answer(): Promise<StoredAnswer | undefined>;
+  answer(): Promise<T | undefined>;
 }
 
 interface Entry {
   bodyHash: string;
   expiresAt: number;
-  answer: Promise<StoredAnswer>;
+  answer: Promise<unknown>;
 }
 
-export const IDEMPOTENCY_MS = 24 * 60 * 60 * 1000;
 const MAX_ENTRIES = 50_000;
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 
@@ -46,13 +34,13 @@ export class IdempotencyCache {
 
   constructor(private readonly now: () => number) {}
 
-  async run(
+  async run<T>(
     scope: string,
     key: string | undefined,
     body: unknown,
-    work: (record?: IdempotencyRecord) => Promise<StoredAnswer>,
-    recall: (key: string) => Promise<Recalled | undefined>,
-  ): Promise<StoredAnswer> {
+    work: (record?: IdempotencyRecord) => Promise<T>,
+    recall: (key: string) => Promise<Recalled<T> | undefined>,
+  ): Promise<T> {
     if (key === undefined || key === '') return work();
     if (!VALID_KEY.test(key)) {
       throw new ApiError(400, 'validation_failed', 'Idempotency-Key must be 1-255 printable characters.', {
@@ -68,7 +56,8 @@ export class IdempotencyCache {
     const existing = this.entries.get(id);
     if (existing && existing.expiresAt > now) {
       if (existing.bodyHash !== bodyHash) throw reused();
-      return existing.answer;
+      // The same scope and key always run the same work, so the answer has the same type.
+      return existing.answer as Promise<T>;
     }
     const answer = (async () => {
       const stored = await recall(id);

@@ -84,6 +84,27 @@ describe('GET /ticket', () => {
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
   });
+
+  it('reads If-None-Match as RFC 9110 does: lists, weak tags and *, with the no-cache fetch() adds', async () => {
+    const t = await createTicket(s);
+    const etag = (await s.call('GET', `/ticket?id=${t.id}`)).headers.get('etag')!;
+    for (const header of [`"other", ${etag}`, `W/${etag}`, '*']) {
+      // fetch() sends Cache-Control: no-cache with every conditional request; that is for caches, and
+      // the server still answers 304 (Koa's ctx.fresh would answer 200 to every browser poll).
+      const res = await s.call('GET', `/ticket?id=${t.id}`, {
+        headers: { 'If-None-Match': header, 'Cache-Control': 'no-cache' },
+      });
+      expect(res.status, header).toBe(304);
+      expect(res.headers.get('etag')).toBe(etag);
+    }
+    expect((await s.call('GET', `/ticket?id=${t.id}`, { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
+    // The public view has a tag of its own: a customer's poll never matches the full view's.
+    const customer = await s.call('GET', `/ticket?id=${t.id}&email=${t.email}`, {
+      key: s.keys.pk,
+      headers: { 'If-None-Match': etag },
+    });
+    expect(customer.status).toBe(200);
+  });
 });
 
 describe('POST /reply', () => {

@@ -1,23 +1,25 @@
 import { createHash } from 'node:crypto';
-import type { Context } from 'koa';
 import { checkBlocklists } from '../abuse/blocklist.js';
-import { verifyTurnstile } from '../abuse/turnstile.js';
-import type { Attachment, Reply, Ticket } from '../api-types.js';
-import { derive } from '../automation/sla.js';
-import type { Deps } from '../deps.js';
-import type { TicketEventType } from '../events.js';
+import type { TicketEventType } from '../events/events.js';
 import { checkFile, type CheckedFile } from '../files/check-file.js';
-import { readBody } from '../http/body.js';
-import { ApiError, notFound, validationError } from '../http/errors.js';
-import { chargeUpload, checkTicketQuota } from '../http/quota.js';
-import type { Route } from '../http/route.js';
-import { validate } from '../http/validate.js';
-import { requireModule } from '../portal/modules.js';
+import { ApiError, moduleDisabled, notFound, validationError } from '../http/errors.js';
+import { routeFor } from '../http/route.js';
 import { fillPlaceholders } from '../mail/templates.js';
-import { newId } from '../store/ids.js';
+import {
+  DeletedSchema,
+  moduleEnabled,
+  TicketListSchema,
+  TicketViewSchema,
+  type Attachment,
+  type Reply,
+  type RequestActor,
+  type Ticket,
+} from '../model/index.js';
+import { newId } from '../model/index.js';
+import type { IdempotencyRecord, StoredTicket } from '../store/ticket-store.js';
+import type { TicketDeps } from './deps.js';
 import { checkFields } from './fields.js';
-import type { IdempotencyRecord } from './idempotency.js';
-import { findTicket, ownerCheck, secretKeyRequired, storeFor } from './lookup.js';
+import { ownerCheck, findTicket, secretKeyRequired } from './lookup.js';
 import {
   AssignInput,
   CloseRequestInput,
@@ -31,106 +33,118 @@ import {
   StatusInput,
   TicketQuery,
 } from './schema.js';
+import { derive } from './sla.js';
 import { firstClosedStatus, firstOpenStatus, isClosedStatus, setStatus } from './statuses.js';
-import { fullView, publicView, viewFor } from './views.js';
+import { fullView, publicView, viewFor, viewOf, type View } from './views.js';
 
-export function ticketRoutes(route: Route, deps: Deps) {
-  const now = () => deps.clock().toISOString();
-  const actorOf = (ctx: Context) => ({ kind: ctx.state.auth.kind, prefix: ctx.state.auth.prefix });
-  const emit = (
-    ctx: Context,
-    type: TicketEventType,
-    ticket: Ticket,
-    extra: { previous?: Ticket; reply?: Reply } = {},
-  ) => deps.events.emit({ type, mode: ctx.state.auth.mode, actor: actorOf(ctx), ticket, ...extra });
+const route = routeFor<TicketDeps>();
+const ENCODINGS = ['json', 'form', 'multipart'] as const;
+const ticketAnswer = (description: string) => ({ description, schema: TicketViewSchema });
 
-  /**
-   * Changes one ticket under its lock (with due_at recomputed), emits the event, and answers with the
-   * ticket as the listeners (rules) left it, in the caller's view.
-   */
-  async function change(
-    ctx: Context,
-    ticketId: string,
-    email: string | undefined,
-    type: TicketEventType | null,
-    apply: (t: Ticket) => Ticket,
-  ) {
-    const owns = ownerCheck(ctx, email);
-    let previous: Ticket | undefined;
-    const updated = await storeFor(ctx, deps).update(ticketId, (current) => {
-      previous = owns(current);
-      return { ticket: derive(apply(structuredClone(current)), deps.configStore.get()) };
-    });
-    if (!updated) throw notFound('ticket');
-    const final = type ? await emit(ctx, type, updated, { previous }) : updated;
-    ctx.body = viewFor(ctx.state.auth, final);
-    return { previous: previous!, ticket: final };
-  }
+function emit(
+  deps: TicketDeps,
+  actor: RequestActor,
+  type: TicketEventType,
+  ticket: Ticket,
+  extra: { previous?: Ticket | undefined; reply?: Reply | undefined } = {},
+) {
+  return deps.events.emit({ type, mode: actor.mode, actor, ticket, ...extra });
+}
 
-  /** Answers through the idempotency cache when the request carries an Idempotency-Key. */
-  async function idempotent(
-    ctx: Context,
-    endpoint: string,
-    body: unknown,
-    work: (record?: IdempotencyRecord) => Promise<{ status: number; body: unknown }>,
-  ) {
-    const scope = `${ctx.state.auth.id}|${ctx.state.auth.mode}|${endpoint}`;
-    const store = storeFor(ctx, deps);
-    // After a restart the key is found with the ticket it made; the retry gets that ticket as it is now.
-    const recall = async (key: string) => {
-      const found = await store.recallIdempotency(key);
-      return (
-        found && {
-          ...found,
-          answer: async () => {
-            const ticket = await store.get(found.ticketId);
-            return ticket && { status: 201, body: viewFor(ctx.state.auth, ticket) };
-          },
-        }
-      );
-    };
-    const answer = await deps.idempotency.run(scope, ctx.get('Idempotency-Key') || undefined, body, work, recall);
-    ctx.status = answer.status;
-    ctx.body = answer.body;
-  }
+/**
+ * Changes one ticket under its lock (with due_at recomputed) and emits the event; returns the ticket
+ * as the listeners (rules) left it, and the one before.
+ */
+async function change(
+  deps: TicketDeps,
+  actor: RequestActor,
+  ticketId: string,
+  email: string | undefined,
+  type: TicketEventType | null,
+  apply: (t: StoredTicket) => StoredTicket,
+) {
+  const owns = ownerCheck(actor, email);
+  let previous: StoredTicket | undefined;
+  const updated = await deps.tickets[actor.mode].update(ticketId, (current) => {
+    previous = owns(current);
+    return { ticket: derive(apply(structuredClone(current)), deps.configStore.get()) };
+  });
+  if (!updated || !previous) throw notFound('ticket');
+  const ticket = type ? await emit(deps, actor, type, updated, { previous }) : updated;
+  return { previous, ticket };
+}
 
-  route('post', 'create', async (ctx) => {
-    const body = await readBody(ctx, { files: { fields: ['attachments[]', 'attachments'], max: 10 } });
-    const input = validate(CreateInput, body.fields);
+/**
+ * Runs `work` through the idempotency cache when the request carries an Idempotency-Key. After a
+ * restart the key is found with the ticket it made, and a retry gets that ticket as it now stands.
+ */
+function idempotent(
+  deps: TicketDeps,
+  actor: RequestActor,
+  endpoint: string,
+  key: string | undefined,
+  fingerprint: unknown,
+  work: (record?: IdempotencyRecord) => Promise<Ticket>,
+) {
+  const scope = `${actor.kind === 'agent' ? `agent:${actor.agent.id}` : actor.key.id}|${actor.mode}|${endpoint}`;
+  const store = deps.tickets[actor.mode];
+  const recall = async (id: string) => {
+    const found = await store.recallIdempotency(id);
+    return found && { ...found, answer: () => store.get(found.ticketId) };
+  };
+  return deps.idempotency.run(scope, key, fingerprint, work, recall);
+}
+
+const create = route({
+  method: 'post',
+  path: '/create',
+  access: 'customer',
+  rateLimit: 'create',
+  stores: 'files',
+  summary: 'Create a ticket',
+  description:
+    'JSON, a form, or multipart with up to 10 files in attachments[] (each checked as /upload checks a file). ' +
+    'With a public key and Turnstile on, cf-turnstile-response is verified.',
+  body: { schema: CreateInput, encodings: ENCODINGS, files: { fields: ['attachments[]', 'attachments'], max: 10 } },
+  requestHeaders: ['Idempotency-Key'],
+  responses: { 201: ticketAnswer('The new ticket, in the caller’s view') },
+  errors: {
+    403: ['blocked', 'module_disabled', 'captcha_failed'],
+    409: ['idempotency_key_reused'],
+    413: ['file_too_large', 'ticket_quota_exceeded'],
+    415: ['unsupported_file_type'],
+    429: ['upload_quota_exceeded'],
+  },
+  async handler({ actor, body: input, fields, files: uploads, ip, header }, deps) {
     const config = deps.configStore.get();
-    const isPublic = ctx.state.auth.kind === 'public';
+    const customer = actor.kind === 'customer';
     const category = input.category === undefined ? undefined : config.categories.find((c) => c.id === input.category);
     if (input.category !== undefined && !category) throw validationError('category', 'is not a configured category');
-    if (isPublic && config.form.require_category && !category) throw validationError('category', 'is required');
-    const fields = checkFields(category, input.fields);
-    if (body.files.length) {
-      requireModule(ctx, config, 'uploads', 'Attachments', 'attachments[]');
-      if (isPublic && !config.form.allow_attachments) {
+    if (customer && config.form.require_category && !category) throw validationError('category', 'is required');
+    const values = checkFields(category, input.fields);
+    if (uploads.length && customer) {
+      if (!moduleEnabled(config.modules, 'uploads')) throw moduleDisabled('uploads', 'attachments[]');
+      if (!config.form.allow_attachments) {
         throw new ApiError(403, 'module_disabled', 'Attachments are switched off.', { param: 'attachments[]' });
       }
     }
     const files: CheckedFile[] = [];
-    for (const [i, f] of body.files.entries()) files.push(await checkFile(f, `attachments[${i}]`));
+    for (const [i, f] of uploads.entries()) files.push(await checkFile(f, `attachments[${i}]`));
     const sizes = files.map((f) => f.data.length);
-    checkTicketQuota(deps.config.quotas, undefined, sizes, 'attachments[]');
-    if (isPublic) {
-      checkBlocklists(config.blocklists, {
-        ip: ctx.ip,
-        email: input.email,
-        texts: [input.name, input.subject, input.message],
-      });
+    deps.quotas.checkTicket(undefined, sizes, 'attachments[]');
+    if (customer) {
+      checkBlocklists(config.blocklists, { ip, email: input.email, texts: [input.name, input.subject, input.message] });
     }
 
-    const fingerprint = { ...body.fields, files: body.files.map((f) => [f.filename, f.data]) };
-    await idempotent(ctx, 'create', fingerprint, async (idempotency) => {
+    const fingerprint = { ...fields, files: uploads.map((f) => [f.filename, f.data]) };
+    const ticket = await idempotent(deps, actor, 'create', header('Idempotency-Key'), fingerprint, async (record) => {
       // Inside the idempotent block: a retry gets the first answer without being charged for its files
       // again or spending a second token.
-      chargeUpload(ctx, deps, sizes);
-      if (isPublic && config.turnstile.enabled) {
-        const token = body.fields['cf-turnstile-response'];
-        await verifyTurnstile(deps.config.turnstileVerifyUrl, config.turnstile.secret, token, ctx.ip);
+      deps.quotas.charge(actor, ip, sizes);
+      if (customer && config.turnstile.enabled) {
+        await deps.turnstile(config.turnstile.secret, input['cf-turnstile-response'], ip);
       }
-      const at = now();
+      const at = deps.clock().toISOString();
       const id = newId('tkt');
       const attachments: Attachment[] = files.map((f) => ({
         id: newId('fil'),
@@ -141,92 +155,136 @@ export function ticketRoutes(route: Route, deps: Deps) {
         type: f.type,
         created_at: at,
       }));
-      const ticket: Ticket = {
-        id,
-        subject: input.subject,
-        message: input.message,
-        name: input.name,
-        email: input.email,
-        status: firstOpenStatus(config.statuses),
-        priority: 'normal',
-        category: category?.id ?? null,
-        fields,
-        page_url: input.page_url ?? null,
-        agent_id: null,
-        tags: [],
-        close_request: null,
-        rating: null,
-        replies: [],
-        attachments,
-        due_at: null,
-        closed_at: null,
-        created_at: at,
-        updated_at: at,
-      };
-      const stored = await storeFor(ctx, deps).create({
-        ticket: derive(ticket, config),
+      const stored = await deps.tickets[actor.mode].create({
+        ticket: derive(
+          {
+            id,
+            subject: input.subject,
+            message: input.message,
+            name: input.name,
+            email: input.email,
+            status: firstOpenStatus(config.statuses),
+            priority: 'normal',
+            category: category?.id ?? null,
+            fields: values,
+            page_url: input.page_url ?? null,
+            agent_id: null,
+            tags: [],
+            close_request: null,
+            rating: null,
+            replies: [],
+            attachments,
+            due_at: null,
+            closed_at: null,
+            created_at: at,
+            updated_at: at,
+          },
+          config,
+        ),
         files: attachments.map((a, i) => ({ id: a.id, data: files[i]!.data })),
-        idempotency,
+        idempotency: record,
       });
-      const final = await emit(ctx, 'ticket.created', stored);
-      return { status: 201, body: viewFor(ctx.state.auth, final) };
+      return emit(deps, actor, 'ticket.created', stored);
     });
-  });
+    return { status: 201, body: viewFor(actor, ticket) };
+  },
+});
 
-  route('get', 'list', async (ctx) => {
-    const { limit, offset, ...filter } = validate(ListQuery, ctx.query);
-    const { items, total } = storeFor(ctx, deps).list(filter, limit, offset);
-    ctx.body = { data: items, total, limit, offset };
-  });
+const list = route({
+  method: 'get',
+  path: '/list',
+  access: 'staff',
+  summary: 'List tickets, newest first',
+  query: ListQuery,
+  responses: { 200: { description: 'A page of tickets', schema: TicketListSchema } },
+  async handler({ actor, query }, deps) {
+    const { limit, offset, ...filter } = query;
+    const { items, total } = await deps.tickets[actor.mode].list(filter, limit, offset);
+    return { body: { data: items, total, limit, offset } };
+  },
+});
 
-  route('get', 'ticket', async (ctx) => {
-    const query = validate(TicketQuery, ctx.query);
-    const ticket = await findTicket(ctx, deps, query.id, query.email);
-    const { body, etag } = serializedView(ctx.state.auth.kind, ticket);
-    ctx.set('Cache-Control', 'private, no-cache');
-    ctx.set('ETag', etag);
-    if (matchesEtag(ctx.get('If-None-Match'), etag)) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = body;
-  });
+// Tickets from the store are immutable (a write makes a new object), so a view's JSON and ETag can be
+// kept per ticket object and per view: a poll of an unchanged ticket serialises and hashes nothing.
+const serialized = new WeakMap<StoredTicket, Partial<Record<View, { body: string; etag: string }>>>();
 
-  route('post', 'reply', async (ctx) => {
-    const { fields } = await readBody(ctx);
-    const input = validate(ReplyInput, fields);
-    const { auth } = ctx.state;
-    if (auth.kind === 'public' && input.from_customer === false) throw secretKeyRequired('Replying as support');
-    if (auth.kind === 'public' && input.macro !== undefined) throw secretKeyRequired('Using a macro');
+function serializedView(view: View, ticket: StoredTicket) {
+  let forTicket = serialized.get(ticket);
+  if (!forTicket) serialized.set(ticket, (forTicket = {}));
+  return (forTicket[view] ??= (() => {
+    const body = JSON.stringify(view === 'full' ? fullView(ticket) : publicView(ticket));
+    return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+  })());
+}
+
+const read = route({
+  method: 'get',
+  path: '/ticket',
+  access: 'customer',
+  summary: 'Read one ticket',
+  description: 'Answers an ETag; a request with If-None-Match naming it gets 304 without a body.',
+  query: TicketQuery,
+  requestHeaders: ['If-None-Match'],
+  responses: {
+    200: { ...ticketAnswer('The ticket, in the caller’s view'), headers: ['ETag', 'Cache-Control'] },
+    304: { description: 'Not changed since the ETag in If-None-Match', headers: ['ETag', 'Cache-Control'] },
+  },
+  errors: { 404: ['ticket_not_found'] },
+  async handler({ actor, query }, deps) {
+    const ticket = await findTicket(deps.tickets[actor.mode], actor, query.id, query.email);
+    const { body, etag } = serializedView(viewOf(actor), ticket);
+    return {
+      raw: { data: body, type: 'application/json; charset=utf-8' },
+      etag,
+      headers: { 'Cache-Control': 'private, no-cache' },
+    };
+  },
+});
+
+const reply = route({
+  method: 'post',
+  path: '/reply',
+  access: 'customer',
+  stores: 'text',
+  summary: 'Reply to a ticket',
+  description:
+    'With a public key the reply is the customer’s; with a secret key it is support’s (from_customer ' +
+    'false by default), and `macro` fills in a macro’s text, status and priority.',
+  body: { schema: ReplyInput, encodings: ENCODINGS },
+  requestHeaders: ['Idempotency-Key'],
+  responses: { 201: ticketAnswer('The ticket with the reply, in the caller’s view') },
+  errors: { 403: ['secret_key_required', 'blocked'], 404: ['ticket_not_found'], 409: ['idempotency_key_reused'] },
+  async handler({ actor, body: input, fields, ip, header }, deps) {
+    const customer = actor.kind === 'customer';
+    if (customer && input.from_customer === false) throw secretKeyRequired('Replying as support');
+    if (customer && input.macro !== undefined) throw secretKeyRequired('Using a macro');
     const macro =
       input.macro === undefined ? undefined : deps.configStore.get().macros.find((m) => m.id === input.macro);
     if (input.macro !== undefined && !macro) throw validationError('macro', 'is not a configured macro');
     if (input.message === undefined && !macro) throw validationError('message', 'is required');
-    const fromCustomer = auth.kind === 'public' ? true : (input.from_customer ?? false);
-    const owns = ownerCheck(ctx, input.email);
+    const fromCustomer = customer ? true : (input.from_customer ?? false);
+    const owns = ownerCheck(actor, input.email);
 
-    await idempotent(ctx, 'reply', fields, async (idempotency) => {
+    const ticket = await idempotent(deps, actor, 'reply', header('Idempotency-Key'), fields, async (record) => {
       const config = deps.configStore.get();
       const { statuses } = config;
-      let reply: Reply | undefined;
-      let previous: Ticket | undefined;
-      const updated = await storeFor(ctx, deps).update(input.ticket_id, (current) => {
+      let added: Reply | undefined;
+      let previous: StoredTicket | undefined;
+      const updated = await deps.tickets[actor.mode].update(input.ticket_id, (current) => {
         previous = owns(current);
         // A macro's message is used when the reply brings none, with its placeholders filled in.
         const message = input.message ?? fillPlaceholders(macro!.message, current);
-        if (auth.kind === 'public')
-          checkBlocklists(config.blocklists, { ip: ctx.ip, email: current.email, texts: [message] });
-        const at = now();
-        reply = {
+        if (customer) checkBlocklists(config.blocklists, { ip, email: current.email, texts: [message] });
+        const at = deps.clock().toISOString();
+        added = {
           id: newId('rpl'),
           message,
           from_customer: fromCustomer,
-          author: fromCustomer && auth.kind === 'public' ? current.name : (input.author ?? null),
+          author: fromCustomer && customer ? current.name : (input.author ?? null),
           created_at: at,
           attachments: [],
         };
-        let next: Ticket = { ...current, replies: [...current.replies, reply], updated_at: at };
+        let next: StoredTicket = { ...current, replies: [...current.replies, added], updated_at: at };
         // A customer writing on a closed ticket reopens it.
         if (fromCustomer && isClosedStatus(statuses, current.status)) {
           next = setStatus(next, firstOpenStatus(statuses), statuses, at);
@@ -234,116 +292,174 @@ export function ticketRoutes(route: Route, deps: Deps) {
         if (macro?.status && statuses.some((s) => s.id === macro.status))
           next = setStatus(next, macro.status, statuses, at);
         if (macro?.priority) next = { ...next, priority: macro.priority };
-        return { ticket: derive(next, config), idempotency };
+        return { ticket: derive(next, config), idempotency: record };
       });
-      if (!updated) throw notFound('ticket');
-      let final = await emit(ctx, 'ticket.replied', updated, { previous, reply });
-      if (macro?.status && final.status !== previous!.status)
-        final = await emit(ctx, 'ticket.status_changed', final, { previous });
-      if (macro?.priority && final.priority !== previous!.priority) {
-        final = await emit(ctx, 'ticket.priority_changed', final, { previous });
-      }
-      return { status: 201, body: viewFor(auth, final) };
+      if (!updated || !previous) throw notFound('ticket');
+      let final = await emit(deps, actor, 'ticket.replied', updated, { previous, reply: added });
+      if (macro?.status && final.status !== previous.status)
+        final = await emit(deps, actor, 'ticket.status_changed', final, { previous });
+      if (macro?.priority && final.priority !== previous.priority)
+        final = await emit(deps, actor, 'ticket.priority_changed', final, { previous });
+      return final;
     });
-  });
+    return { status: 201, body: viewFor(actor, ticket) };
+  },
+});
 
-  route('post', 'status', async (ctx) => {
-    const input = validate(StatusInput, (await readBody(ctx)).fields);
-    const statuses = deps.configStore.get().statuses;
+const status = route({
+  method: 'post',
+  path: '/status',
+  access: 'staff',
+  summary: 'Change the status',
+  body: { schema: StatusInput, encodings: ENCODINGS },
+  responses: { 200: ticketAnswer('The ticket') },
+  errors: { 404: ['ticket_not_found'] },
+  async handler({ actor, body: input }, deps) {
+    const { statuses } = deps.configStore.get();
     if (!statuses.some((s) => s.id === input.status)) throw validationError('status', 'is not a configured status');
-    await change(ctx, input.ticket_id, undefined, 'ticket.status_changed', (t) =>
-      setStatus(t, input.status, statuses, now()),
+    const { ticket } = await change(deps, actor, input.ticket_id, undefined, 'ticket.status_changed', (t) =>
+      setStatus(t, input.status, statuses, deps.clock().toISOString()),
     );
-  });
+    return { body: viewFor(actor, ticket) };
+  },
+});
 
-  route('post', 'priority', async (ctx) => {
-    const input = validate(PriorityInput, (await readBody(ctx)).fields);
-    await change(ctx, input.ticket_id, undefined, 'ticket.priority_changed', (t) => ({
+const priority = route({
+  method: 'post',
+  path: '/priority',
+  access: 'staff',
+  summary: 'Set the priority',
+  body: { schema: PriorityInput, encodings: ENCODINGS },
+  responses: { 200: ticketAnswer('The ticket') },
+  errors: { 404: ['ticket_not_found'] },
+  async handler({ actor, body: input }, deps) {
+    const { ticket } = await change(deps, actor, input.ticket_id, undefined, 'ticket.priority_changed', (t) => ({
       ...t,
       priority: input.priority,
-      updated_at: now(),
+      updated_at: deps.clock().toISOString(),
     }));
-  });
+    return { body: viewFor(actor, ticket) };
+  },
+});
 
-  route('post', 'assign', async (ctx) => {
-    const input = validate(AssignInput, (await readBody(ctx)).fields);
+const assign = route({
+  method: 'post',
+  path: '/assign',
+  access: 'staff',
+  summary: 'Assign to an agent ("" or null removes the assignment)',
+  body: { schema: AssignInput, encodings: ENCODINGS },
+  responses: { 200: ticketAnswer('The ticket') },
+  errors: { 400: ['unknown_agent'], 404: ['ticket_not_found'] },
+  async handler({ actor, body: input }, deps) {
     if (input.agent_id !== null && !deps.configStore.get().agents.some((a) => a.id === input.agent_id)) {
       throw new ApiError(400, 'unknown_agent', 'There is no agent with this id.', { param: 'agent_id' });
     }
-    await change(ctx, input.ticket_id, undefined, 'ticket.assigned', (t) => ({
+    const { ticket } = await change(deps, actor, input.ticket_id, undefined, 'ticket.assigned', (t) => ({
       ...t,
       agent_id: input.agent_id,
-      updated_at: now(),
+      updated_at: deps.clock().toISOString(),
     }));
-  });
+    return { body: viewFor(actor, ticket) };
+  },
+});
 
-  route('delete', 'delete', async (ctx) => {
-    const { fields } = await readBody(ctx);
-    const input = validate(DeleteInput, { ticket_id: ctx.query.ticket_id, ...fields });
-    const store = storeFor(ctx, deps);
-    const ticket = await store.get(input.ticket_id);
-    if (!ticket || !(await store.remove(input.ticket_id))) throw notFound('ticket');
-    await emit(ctx, 'ticket.deleted', ticket);
-    ctx.body = { id: input.ticket_id, deleted: true };
-  });
+const remove = route({
+  method: 'delete',
+  path: '/delete',
+  access: 'staff',
+  summary: 'Delete a ticket and its files',
+  description: '`ticket_id` in the query or in the body.',
+  query: DeleteInput,
+  body: { schema: DeleteInput, encodings: ENCODINGS, optional: true },
+  responses: { 200: { description: 'Deleted', schema: DeletedSchema } },
+  errors: { 404: ['ticket_not_found'] },
+  async handler({ actor, query, body }, deps) {
+    const id = body.ticket_id ?? query.ticket_id;
+    if (id === undefined) throw validationError('ticket_id', 'is required');
+    const store = deps.tickets[actor.mode];
+    const ticket = await store.get(id);
+    if (!ticket || !(await store.remove(id))) throw notFound('ticket');
+    await emit(deps, actor, 'ticket.deleted', ticket);
+    return { body: { id, deleted: true as const } };
+  },
+});
 
-  route('post', 'close-request', async (ctx) => {
-    requireModule(ctx, deps.configStore.get(), 'close_request', 'Asking to close a ticket');
-    const input = validate(CloseRequestInput, (await readBody(ctx)).fields);
-    const { auth } = ctx.state;
-    if (auth.kind === 'public' && input.by === 'agent') throw secretKeyRequired('Requesting closing as an agent');
-    const by = input.by ?? (auth.kind === 'public' ? 'customer' : 'agent');
-    const statuses = deps.configStore.get().statuses;
-    const { previous, ticket } = await change(ctx, input.ticket_id, input.email, null, (t) => {
+const closeRequest = route({
+  method: 'post',
+  path: '/close-request',
+  access: 'customer',
+  module: 'close_request',
+  summary: 'Ask for the ticket to be closed',
+  description: 'A pending request is kept as it is. `by` is the customer with a public key, support with a secret key.',
+  body: { schema: CloseRequestInput, encodings: ENCODINGS },
+  responses: { 200: ticketAnswer('The ticket with its close request') },
+  errors: { 403: ['secret_key_required'], 404: ['ticket_not_found'], 409: ['ticket_closed'] },
+  async handler({ actor, body: input }, deps) {
+    if (actor.kind === 'customer' && input.by === 'agent') throw secretKeyRequired('Requesting closing as an agent');
+    const by = input.by ?? (actor.kind === 'customer' ? 'customer' : 'agent');
+    const { statuses } = deps.configStore.get();
+    const { previous, ticket } = await change(deps, actor, input.ticket_id, input.email, null, (t) => {
       if (isClosedStatus(statuses, t.status))
         throw new ApiError(409, 'ticket_closed', 'This ticket is already closed.');
       if (t.close_request) return t; // a pending request stays as it is
-      const at = now();
+      const at = deps.clock().toISOString();
       return { ...t, close_request: { by, requested_at: at }, updated_at: at };
     });
-    if (!previous.close_request)
-      ctx.body = viewFor(auth, await emit(ctx, 'ticket.close_requested', ticket, { previous }));
-  });
+    const final = previous.close_request
+      ? ticket
+      : await emit(deps, actor, 'ticket.close_requested', ticket, { previous });
+    return { body: viewFor(actor, final) };
+  },
+});
 
-  route('post', 'close-resolve', async (ctx) => {
-    const input = validate(CloseResolveInput, (await readBody(ctx)).fields);
-    const statuses = deps.configStore.get().statuses;
-    await change(ctx, input.ticket_id, undefined, 'ticket.close_resolved', (t) => {
+const closeResolve = route({
+  method: 'post',
+  path: '/close-resolve',
+  access: 'staff',
+  summary: 'Accept or reject a close request',
+  body: { schema: CloseResolveInput, encodings: ENCODINGS },
+  responses: { 200: ticketAnswer('The ticket') },
+  errors: { 404: ['ticket_not_found'], 409: ['no_close_request'] },
+  async handler({ actor, body: input }, deps) {
+    const { statuses } = deps.configStore.get();
+    const { ticket } = await change(deps, actor, input.ticket_id, undefined, 'ticket.close_resolved', (t) => {
       if (!t.close_request) throw new ApiError(409, 'no_close_request', 'Nobody asked to close this ticket.');
-      const at = now();
+      const at = deps.clock().toISOString();
       const next = input.accept ? setStatus(t, firstClosedStatus(statuses), statuses, at) : { ...t, updated_at: at };
       return { ...next, close_request: null };
     });
-  });
+    return { body: viewFor(actor, ticket) };
+  },
+});
 
-  route('post', 'rate', async (ctx) => {
-    requireModule(ctx, deps.configStore.get(), 'rating', 'Rating');
-    const input = validate(RateInput, (await readBody(ctx)).fields);
-    await change(ctx, input.ticket_id, input.email, 'ticket.rated', (t) => {
-      const at = now();
+const rate = route({
+  method: 'post',
+  path: '/rate',
+  access: 'customer',
+  module: 'rating',
+  summary: 'Rate a ticket 1-5 (again replaces the rating)',
+  body: { schema: RateInput, encodings: ENCODINGS },
+  responses: { 200: ticketAnswer('The rated ticket') },
+  errors: { 404: ['ticket_not_found'] },
+  async handler({ actor, body: input }, deps) {
+    const { ticket } = await change(deps, actor, input.ticket_id, input.email, 'ticket.rated', (t) => {
+      const at = deps.clock().toISOString();
       return { ...t, rating: { score: input.score, comment: input.comment ?? null, rated_at: at }, updated_at: at };
     });
-  });
-}
+    return { body: viewFor(actor, ticket) };
+  },
+});
 
-// Tickets from the store are immutable (a write makes a new object), so a view's JSON and ETag can be
-// kept per ticket object and per key kind: a poll of an unchanged ticket serialises and hashes nothing.
-const views = new WeakMap<Ticket, Partial<Record<'public' | 'secret', { body: string; etag: string }>>>();
-
-function serializedView(kind: 'public' | 'secret', ticket: Ticket) {
-  let forTicket = views.get(ticket);
-  if (!forTicket) views.set(ticket, (forTicket = {}));
-  return (forTicket[kind] ??= (() => {
-    const body = JSON.stringify(kind === 'secret' ? fullView(ticket) : publicView(ticket));
-    return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
-  })());
-}
-
-/** RFC 9110 If-None-Match: a list of tags (weak or strong) or "*". */
-function matchesEtag(header: string, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t.replace(/^W\//, '') === etag;
-  });
-}
+export const ticketRoutes = [
+  create,
+  list,
+  read,
+  reply,
+  status,
+  priority,
+  assign,
+  remove,
+  closeRequest,
+  closeResolve,
+  rate,
+];

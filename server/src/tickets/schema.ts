@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PRIORITIES } from '../api-types.js';
+import { CLOSE_REQUESTERS, HTTP_URL, httpUrl, PRIORITIES } from '../model/index.js';
 import { parseJson } from '../http/body.js';
 import { email, formBool, formInt, id, longText, optional, singleLine } from '../http/coerce.js';
 
@@ -30,8 +30,10 @@ export const CreateInput = z.object({
       .string()
       .trim()
       .max(2048)
-      .pipe(z.url({ protocol: /^https?$/, error: 'must be an http or https URL' })),
+      .meta({ ...HTTP_URL, pattern: `^\\s*${HTTP_URL.pattern.slice(1)}` })
+      .pipe(httpUrl()),
   ),
+  'cf-turnstile-response': optional(z.string()).describe('the Turnstile token, when Turnstile is on (customers)'),
 });
 
 export const ListQuery = z.object({
@@ -43,8 +45,12 @@ export const ListQuery = z.object({
   tag: optional(z.string().max(100)),
   q: optional(z.string().max(200)),
   // Above 200 is clamped (a generous client is not wrong); below 1 or not whole is a mistake.
-  limit: optional(formInt.pipe(z.number().min(1, 'must be at least 1'))).transform((n) => Math.min(n ?? 50, 200)),
-  offset: optional(formInt.pipe(z.number().min(0, 'must not be negative'))).transform((n) => n ?? 0),
+  limit: optional(formInt({ min: 1, digits: '^0*[1-9][0-9]{0,14}$' }))
+    .transform((n) => Math.min(n ?? 50, 200))
+    .describe('1 or more (default 50); above 200 counts as 200'),
+  offset: optional(formInt({ min: 0, digits: '^[0-9]{1,15}$', message: 'must not be negative' }))
+    .transform((n) => n ?? 0)
+    .describe('0 or more (default 0)'),
 });
 
 /**
@@ -69,22 +75,23 @@ export const ReplyInput = z.object({
 export const StatusInput = z.object({ ticket_id: id, status: z.string().trim().min(1, 'is required').max(32) });
 export const PriorityInput = z.object({
   ticket_id: id,
-  priority: z.enum(PRIORITIES, 'must be one of low, normal, high, urgent'),
+  priority: z.enum(PRIORITIES, `must be one of ${PRIORITIES.join(', ')}`),
 });
 export const AssignInput = z.object({
   ticket_id: id,
   agent_id: z.preprocess((v) => (v === '' || v === undefined ? null : v), z.string().max(100).nullable()),
 });
-export const DeleteInput = z.object({ ticket_id: id });
+/** DELETE /delete takes `ticket_id` in the query or in the body. */
+export const DeleteInput = z.object({ ticket_id: optional(id) });
 export const CloseRequestInput = z.object({
   ticket_id: id,
-  by: optional(z.enum(['agent', 'customer'])),
+  by: optional(z.enum(CLOSE_REQUESTERS)),
   email: ownerEmail,
 });
 export const CloseResolveInput = z.object({ ticket_id: id, accept: formBool });
 export const RateInput = z.object({
   ticket_id: id,
-  score: formInt.pipe(z.number().min(1, 'must be 1 to 5').max(5, 'must be 1 to 5')),
+  score: formInt({ min: 1, max: 5, digits: '^0*[1-5]$', message: 'must be 1 to 5' }),
   comment: optional(z.string().max(2000, 'must be at most 2,000 characters')),
   email: ownerEmail,
 });

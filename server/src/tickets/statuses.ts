@@ -1,4 +1,4 @@
-import type { Status, Ticket } from '../api-types.js';
+import type { Status, Ticket } from '../model/index.js';
 
 // The status list always holds at least one open and one closed status (checked when it is written).
 

@@ -1,9 +1,7 @@
 import { createHmac } from 'node:crypto';
-import type { ConfigData } from '../admin/schema.js';
-import { secretFor } from '../admin/webhook-secrets.js';
-import type { Ticket } from '../api-types.js';
-import type { TicketEventType } from '../events.js';
-import { newId } from '../store/ids.js';
+import { secretFor, type ConfigData, type Ticket } from '../model/index.js';
+import type { TicketEventType } from '../events/events.js';
+import { newId } from '../model/index.js';
 import type { Job, Outbox } from '../outbox/outbox.js';
 import type { KeyMode } from '../store/ticket-store.js';
 import { fullView } from '../tickets/views.js';
@@ -15,7 +13,7 @@ export interface WebhookJob {
   /** The body, fixed at enqueue time so every attempt sends (and signs) the same bytes. */
   body: string;
   event_id: string;
-  type: string;
+  type: TicketEventType;
 }
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type Lo
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isPublicAddress } from '../admin/ip.js';
+import { isPublicAddress } from './addresses.js';
 
 /** What a delivery attempt came to: the receiver's status, or one of a few generic errors. */
 export type Outcome = { status: number } | { error: string };

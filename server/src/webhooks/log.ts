@@ -1,17 +1,6 @@
-import type { AppendLog } from '../store/append-log.js';
+import type { WebhookLogEntry } from '../model/index.js';
+import type { LogStore } from '../store/log-store.js';
 
-/** One delivery attempt of an outgoing webhook (API.md, webhook_log). */
-export interface WebhookLogEntry {
-  id: string;
-  at: string;
-  event: string;
-  event_id: string;
-  url: string;
-  status_code: number | null;
-  ok: boolean;
-  attempt: number;
-  duration_ms: number;
-  error: string | null;
-}
-
-export type WebhookLog = AppendLog<WebhookLogEntry>;
+export type { WebhookLogEntry };
+/** Every delivery attempt of an outgoing webhook (r=webhook_log). */
+export type WebhookLog = LogStore<WebhookLogEntry>;

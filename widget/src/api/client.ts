@@ -1,10 +1,6 @@
-import type { Attachment, KbListItem, Meta, PublicTicket } from '../types.js';
+import type { Article, Attachment, KbListItem, Meta, PublicTicket } from '../types.js';
 
-export interface Article {
-  id: string;
-  title: string;
-  body: string;
-}
+export type { Article };
 
 /** An answer from the API that is an error (status 0: the network failed). */
 export class ApiError extends Error {

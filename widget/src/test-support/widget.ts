@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { fireEvent, waitFor, within } from '@testing-library/preact';
-import { startServer, type TestServer } from '../../../server/src/test-support/server.js';
+import { startServer, type TestServer } from '@ticketing/server/test-support';
 import { createWidget } from '../host.js';
 import type { TicketingHandle, WidgetOptions } from '../types.js';
 

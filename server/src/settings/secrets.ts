@@ -1,8 +1,8 @@
-import type { ConfigData } from './schema.js';
+import type { ConfigData } from '../model/index.js';
 
 /**
  * The one rule for write-only secrets (SMTP password, Turnstile secret; webhook signing secrets
- * belong to their URL, see webhook-secrets.ts): a
+ * belong to their URL, see model/webhook-secrets.ts): a
  * write that omits the secret keeps the stored one, `null` or `""` removes it, and a stored secret
  * never follows a changed destination. When the place the secret is presented to changes (another
  * SMTP host, port or user; another webhook URL), the stored secret is forgotten unless the same write

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+// Identifiers (docs/api.md, "Identifiers"): a prefix and random letters and digits from the CSPRNG.
+// Web Crypto's getRandomValues (in Node and in browsers alike), so the model needs no Node module.
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -6,7 +7,7 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 export function randomToken(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of globalThis.crypto.getRandomValues(new Uint8Array(length * 2))) {
       // 248 = 4 * 62: bytes above it would favour the first letters.
       if (byte < 248) out += ALPHABET[byte % 62];
       if (out.length === length) break;
@@ -15,7 +16,8 @@ export function randomToken(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'tkt' | 'rpl' | 'fil' | 'agt' | 'art' | 'aud' | 'evt' | 'key' | 'whl';
+export const ID_PREFIXES = ['tkt', 'rpl', 'fil', 'agt', 'art', 'aud', 'evt', 'key', 'whl'] as const;
+export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 /** 20 characters = 119 bits: ids act as capabilities, so they must not be guessable. */
 export const newId = (prefix: IdPrefix) => `${prefix}_${randomToken(20)}`;

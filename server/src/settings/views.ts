@@ -1,9 +1,8 @@
-import type { ConfigData, StoredAgent } from './schema.js';
-import { secretFor, webhookUses } from './webhook-secrets.js';
+import { secretFor, webhookUses, type AgentView, type ConfigData, type StoredAgent } from '../model/index.js';
 
 // Secrets go in and never come out: every read of the configuration passes through these.
 
-export function agentView(a: StoredAgent) {
+export function agentView(a: StoredAgent): AgentView {
   return {
     id: a.id,
     name: a.name,
@@ -41,25 +40,5 @@ export function modulesView(data: ConfigData) {
 /** Which URLs have a secret, and what uses them; never the secret itself. */
 export function webhookSecretsView(data: ConfigData) {
   const uses = webhookUses(data);
-  return data.webhook_secrets.map((s) => ({ url: s.url, secret_set: true, used_by: uses.get(s.url) ?? [] }));
-}
-
-/** The public form of one resource, as /admin answers it. */
-export function resourceView(name: string, data: ConfigData): unknown {
-  switch (name) {
-    case 'agents':
-      return data.agents.map(agentView);
-    case 'mail':
-      return mailView(data.mail);
-    case 'turnstile':
-      return turnstileView(data.turnstile);
-    case 'modules':
-      return modulesView(data);
-    case 'webhook_secrets':
-      return webhookSecretsView(data);
-    case 'priorities':
-      return ['low', 'normal', 'high', 'urgent'];
-    default:
-      return data[name as keyof ConfigData];
-  }
+  return data.webhook_secrets.map((s) => ({ url: s.url, secret_set: true as const, used_by: uses.get(s.url) ?? [] }));
 }

@@ -1,23 +1,6 @@
-import type { Attachment, Reply, Ticket } from './api-types.js';
-import type { KeyMode } from './store/ticket-store.js';
+import type { Actor, Attachment, KeyMode, Reply, Ticket, TicketEventType } from '../model/index.js';
 
-export type TicketEventType =
-  | 'ticket.created'
-  | 'ticket.replied'
-  | 'ticket.status_changed'
-  | 'ticket.priority_changed'
-  | 'ticket.assigned'
-  | 'ticket.rated'
-  | 'ticket.close_requested'
-  | 'ticket.close_resolved'
-  | 'ticket.deleted'
-  | 'file.uploaded';
-
-export interface Actor {
-  kind: 'public' | 'secret' | 'system';
-  /** The key's display prefix; null for the system (scheduler, rules). */
-  prefix: string | null;
-}
+export type { TicketEventType };
 
 export interface TicketEvent {
   type: TicketEventType;

@@ -1,8 +1,6 @@
 import type { ErrorDetail } from '../http/errors.js';
-import { isLocalUrl } from './ip.js';
-import type { ConfigData } from './schema.js';
-
-type Action = { type: string; value: string };
+import { PRIORITIES, type Action, type ConfigData } from '../model/index.js';
+import { isLocalUrl } from '../webhooks/addresses.js';
 
 export interface ReferenceOptions {
   /** TICKETING_WEBHOOKS_ALLOW_LOCAL: webhook URLs may name local addresses. */
@@ -18,8 +16,8 @@ function checkActions(actions: Action[], data: ConfigData, at: string, out: Erro
     const param = `${at}.actions.${i}.value`;
     if (a.type === 'set_status' && !data.statuses.some((s) => s.id === a.value))
       out.push({ param, message: `"${a.value}" is not a configured status` });
-    if (a.type === 'set_priority' && !['low', 'normal', 'high', 'urgent'].includes(a.value))
-      out.push({ param, message: 'must be low, normal, high or urgent' });
+    if (a.type === 'set_priority' && !(PRIORITIES as readonly string[]).includes(a.value))
+      out.push({ param, message: `must be one of ${PRIORITIES.join(', ')}` });
     if (a.type === 'assign' && !data.agents.some((g) => g.id === a.value))
       out.push({ param, message: `"${a.value}" is not a known agent` });
     if (a.type === 'notify' && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(a.value))

@@ -1,8 +1,7 @@
 import { IANAZone } from 'luxon';
-import type { ConfigData } from '../admin/schema.js';
+import { WEEKDAYS, type BusinessHours } from '../model/index.js';
 
-export type BusinessHours = ConfigData['business_hours'];
-const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+export type { BusinessHours };
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -13,7 +12,7 @@ export type Span = readonly [start: number, end: number];
 const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
 /** Hours are "not set" when no day has an interval: then support counts as always open. */
-export const hoursConfigured = (h: BusinessHours) => DAYS.some((d) => h.days[d].length > 0);
+export const hoursConfigured = (h: BusinessHours) => WEEKDAYS.some((d) => h.days[d].length > 0);
 
 /**
  * Offsets come from luxon (the IANA database through Intl). The one piece of arithmetic done here is
@@ -96,7 +95,7 @@ const zoneOf = (name: string) => {
 function openSpans(h: BusinessHours, zone: Zone, day: number): Span[] {
   const date = new Date(day);
   if (h.holidays.includes(date.toISOString().slice(0, 10))) return [];
-  const intervals = h.days[DAYS[date.getUTCDay()]!];
+  const intervals = h.days[WEEKDAYS[(date.getUTCDay() + 6) % 7]!]; // getUTCDay: Sunday is 0
   if (!intervals.length) return [];
   const pieces = zone.pieces(day);
   const spans: [number, number][] = [];

@@ -1,7 +1,6 @@
-import type { ConfigData } from '../admin/schema.js';
-import type { Ticket } from '../api-types.js';
-import { addBusinessMinutes } from '../portal/business-hours.js';
-import { isClosedStatus } from '../tickets/statuses.js';
+import type { ConfigData, Ticket } from '../model/index.js';
+import { addBusinessMinutes } from '../hours/business-hours.js';
+import { isClosedStatus } from './statuses.js';
 
 const MINUTE = 60_000;
 
@@ -23,7 +22,7 @@ export function dueAt(t: Ticket, config: ConfigData): string | null {
 }
 
 /** Fields derived from the rest of the ticket, refreshed on every write. */
-export function derive(t: Ticket, config: ConfigData): Ticket {
+export function derive<T extends Ticket>(t: T, config: ConfigData): T {
   const due = dueAt(t, config);
   return due === t.due_at ? t : { ...t, due_at: due };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BusinessHoursSchema } from '../admin/schema.js';
+import { BusinessHoursSchema } from '../model/index.js';
 import { IANAZone } from 'luxon';
 import { addBusinessMinutes, openState } from './business-hours.js';
 

@@ -1,7 +1,7 @@
 import { readdir, rm, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/config.js';
 import { createTicket, startServer, ticketInput, type TestServer } from '../test-support/server.js';
 
 const cleanup: (() => Promise<void>)[] = [];

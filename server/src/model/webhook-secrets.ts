@@ -1,4 +1,4 @@
-import { randomToken } from '../store/ids.js';
+import { randomToken } from './ids.js';
 
 // Every distinct webhook URL in the configuration (the webhooks module's and every rule's and
 // escalation entry's `webhook` action) has a signing secret of its own, so a receiver can verify its

@@ -1,0 +1,98 @@
+import type Router from '@koa/router';
+import isFresh from 'fresh';
+import type { Context } from 'koa';
+import type { RateLimitConfig } from '../config/config.js';
+import type { ModuleName, RequestActor } from '../model/index.js';
+import { checkAccess, identify, type Credential } from './auth.js';
+import { readBody, type BodyOptions } from './body.js';
+import { moduleDisabled } from './errors.js';
+import { checkRateLimit, type RateLimiter } from './rate-limit.js';
+import { API_PREFIX, type RequestHeader, type RouteDef, type RouteRequest } from './route.js';
+import { validate } from './validate.js';
+import './state.js';
+
+/** What the routes' checks need from the app; nothing else of it reaches http/. */
+export interface MountOptions {
+  /** Tried in order (http/auth.ts). */
+  credentials: readonly Credential[];
+  moduleEnabled: (name: ModuleName) => boolean;
+  rateLimit: RateLimitConfig;
+  limiter: RateLimiter;
+  /** For routes that store what they are sent (RouteDef.stores): free disk space and quotas (files/quota.ts). */
+  storing(actor: RequestActor, ip: string, stores: 'text' | 'files'): Promise<void>;
+}
+
+const bodyOptions = (route: RouteDef<never>): BodyOptions => {
+  const encodings = route.body?.encodings ?? [];
+  return {
+    jsonOnly: encodings.length === 1 && encodings[0] === 'json',
+    multipartOnly: encodings.length === 1 && encodings[0] === 'multipart',
+    ...(route.body?.files ? { files: { fields: [...route.body.files.fields], max: route.body.files.max } } : {}),
+  };
+};
+
+/** The status a handler's answer has when it names none: the route's first (lowest) declared one. */
+const defaultStatus = (route: RouteDef<never>) => Number(Object.keys(route.responses)[0] ?? 200);
+
+/**
+ * Registers every route at /v1/<path> with the checks they share, in the order of docs/api.md: the
+ * router has matched (404/405), then the credential (401, and 429 after too many failed lookups), the
+ * permission (403), the module switch (403), the rate limit (429), for routes that store what they are
+ * sent free disk space and the upload quota (503, 429), the query and the body (400, 413, 415), and
+ * only then the handler (lookups 404, state 409).
+ */
+export function mountRoutes<D>(router: Router, routes: readonly RouteDef<D>[], deps: D, options: MountOptions) {
+  for (const route of routes) {
+    const opts = bodyOptions(route as RouteDef<never>);
+    const status = defaultStatus(route as RouteDef<never>);
+    router[route.method](`${API_PREFIX}${route.path}`, async (ctx: Context) => {
+      let actor: RequestActor | null = null;
+      if (route.access !== 'open') {
+        actor = await identify(ctx, options.credentials);
+        ctx.state.actor = actor;
+        checkAccess(ctx, actor, route.access);
+        if (route.module && actor.kind === 'customer' && !options.moduleEnabled(route.module)) {
+          throw moduleDisabled(route.module);
+        }
+        checkRateLimit(options.limiter, options.rateLimit, actor, ctx.ip, route.rateLimit);
+        if (route.stores) await options.storing(actor, ctx.ip, route.stores);
+      }
+      const query = route.query ? validate(route.query, ctx.query) : undefined;
+      const { fields, files } = route.body ? await readBody(ctx, opts) : { fields: {}, files: [] };
+      const body = route.body ? validate(route.body.schema, fields) : undefined;
+      const req: RouteRequest<'customer', unknown, unknown> = {
+        actor: actor!,
+        query,
+        body,
+        fields,
+        files,
+        ip: ctx.ip,
+        header: (name: RequestHeader) => ctx.get(name) || undefined,
+        ctx,
+      };
+      const reply = await route.handler(req, deps);
+      for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+      ctx.status = reply.status ?? status;
+      if (reply.etag !== undefined) {
+        ctx.set('ETag', reply.etag);
+        // If-None-Match (lists, weak tags, *) compared by Koa's own `fresh` package, given that header
+        // alone: ctx.fresh also honours a request's Cache-Control: no-cache, a directive for caches
+        // that fetch() adds to every conditional request, so a browser would never get its 304.
+        if (isFresh({ 'if-none-match': ctx.get('If-None-Match') }, { etag: reply.etag })) {
+          ctx.status = 304;
+          return;
+        }
+      }
+      if (reply.raw) {
+        ctx.type = reply.raw.type;
+        const { data } = reply.raw;
+        ctx.body =
+          typeof data === 'string' || Buffer.isBuffer(data)
+            ? data
+            : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      } else if (reply.body !== undefined) {
+        ctx.body = reply.body;
+      }
+    });
+  }
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { emailAddress, isoTime } from './common.js';
+
+export const AGENT_ROLES = ['admin', 'agent'] as const;
+export type AgentRole = (typeof AGENT_ROLES)[number];
+
+/** What /admin accepts for an agent. Passwords, two-factor secrets and passkeys go in, never out. */
+export const AgentInputSchema = z.object({
+  id: z.string().max(100).optional(),
+  name: z.string().trim().min(1).max(200),
+  email: emailAddress().max(254),
+  role: z.enum(AGENT_ROLES).default('agent'),
+  active: z.boolean().default(true),
+  password: z.string().min(10, 'must be at least 10 characters').max(200).optional(),
+  two_factor_secret: z.string().min(16).max(200).nullable().optional(),
+  passkeys: z
+    .array(z.object({ id: z.string().min(1).max(500), public_key: z.string().min(1).max(5000) }))
+    .max(20)
+    .optional(),
+});
+
+export const StoredAgentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  role: z.enum(AGENT_ROLES).default('agent'),
+  active: z.boolean().default(true),
+  password_hash: z.string().nullable().default(null),
+  two_factor_secret: z.string().nullable().default(null),
+  passkeys: z.array(z.object({ id: z.string(), public_key: z.string() })).default([]),
+  created_at: z.string(),
+});
+export type StoredAgent = z.infer<typeof StoredAgentSchema>;
+
+/** An agent as /admin answers it: no password hash, no two-factor secret, no passkey. */
+export const AgentViewSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    role: z.enum(AGENT_ROLES),
+    active: z.boolean(),
+    two_factor_enabled: z.boolean(),
+    passkey_count: z.number().int().min(0),
+    created_at: isoTime,
+  })
+  .meta({ id: 'Agent' });
+export type AgentView = z.infer<typeof AgentViewSchema>;

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { hexColor, slug, uniqueBy } from './common.js';
+import { PRIORITIES, PrioritySchema } from './tickets.js';
+
+// Macros, rules, tags, escalation and the time-based settings (SLA, autoreply, autoclose).
+
+export const ACTION_TYPES = ['set_priority', 'set_status', 'assign', 'add_tag', 'notify', 'webhook'] as const;
+/** Actions that change the ticket itself (the others send something). */
+export const TICKET_ACTIONS = ['set_priority', 'set_status', 'assign', 'add_tag'] as const;
+
+// Rules and escalation share actions (docs/api.md "rules").
+export const ActionSchema = z.object({
+  type: z.enum(ACTION_TYPES),
+  value: z.string().max(2000),
+});
+export type Action = z.infer<typeof ActionSchema>;
+
+export const CONDITION_FIELDS = [
+  'subject',
+  'message',
+  'email',
+  'category',
+  'priority',
+  'status',
+  'from_customer',
+] as const;
+export const CONDITION_OPS = ['equals', 'not_equals', 'contains', 'starts_with', 'ends_with'] as const;
+export const ConditionSchema = z.object({
+  field: z.enum(CONDITION_FIELDS),
+  op: z.enum(CONDITION_OPS),
+  value: z.string().max(2000),
+});
+export type Condition = z.infer<typeof ConditionSchema>;
+
+export const MacroSchema = z.object({
+  id: slug,
+  name: z.string().min(1).max(100),
+  message: z.string().min(1).max(50_000),
+  status: slug.nullable().optional(),
+  priority: PrioritySchema.nullable().optional(),
+});
+export const MacrosSchema = z
+  .array(MacroSchema)
+  .max(500)
+  .superRefine(...uniqueBy('id', 'macro'));
+
+/** The events rules run on. */
+export const RULE_EVENTS = ['ticket.created', 'ticket.replied', 'ticket.status_changed'] as const;
+
+export const RuleSchema = z.object({
+  id: slug,
+  name: z.string().min(1).max(100),
+  enabled: z.boolean().default(true),
+  event: z.enum(RULE_EVENTS),
+  conditions: z.array(ConditionSchema).max(20).default([]),
+  actions: z.array(ActionSchema).min(1).max(20),
+});
+export type Rule = z.infer<typeof RuleSchema>;
+export const RulesSchema = z
+  .array(RuleSchema)
+  .max(200)
+  .superRefine(...uniqueBy('id', 'rule'));
+
+export const TagSchema = z.object({ name: z.string().trim().min(1).max(50), color: hexColor });
+export const TagsSchema = z
+  .array(TagSchema)
+  .max(500)
+  .superRefine(...uniqueBy('name', 'tag'));
+
+export const EscalationSchema = z.object({
+  id: slug,
+  after_minutes: z.number().int().min(1).max(525_600),
+  when: z.enum(['no_first_response', 'unresolved']),
+  actions: z.array(ActionSchema).min(1).max(20),
+});
+export const EscalationsSchema = z
+  .array(EscalationSchema)
+  .max(100)
+  .superRefine(...uniqueBy('id', 'escalation'));
+
+/** Minutes per priority, defaults relative to `normal`: low gets twice as long, urgent a quarter. */
+const SCALE: Record<(typeof PRIORITIES)[number], number> = { low: 2, normal: 1, high: 0.5, urgent: 0.125 };
+const perPriority = (normal: number) =>
+  z
+    .object(
+      Object.fromEntries(
+        PRIORITIES.map((p) => [
+          p,
+          z
+            .number()
+            .int()
+            .min(1)
+            .max(525_600)
+            .default(Math.max(1, normal * SCALE[p])),
+        ]),
+      ) as Record<(typeof PRIORITIES)[number], z.ZodDefault<z.ZodNumber>>,
+    )
+    .prefault({});
+
+export const SlaSchema = z.object({
+  enabled: z.boolean().default(false),
+  business_hours_only: z.boolean().default(false),
+  first_response_minutes: perPriority(480),
+  resolution_minutes: perPriority(2880),
+});
+
+export const AutoreplySchema = z.object({
+  enabled: z.boolean().default(false),
+  subject: z
+    .string()
+    .min(1)
+    .max(300)
+    .refine((s) => !/[\r\n]/.test(s), 'must be on one line')
+    .default('We received your request: {{subject}}'),
+  message: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .default(
+      'Hi {{name}},\n\nthank you for writing. We will answer as soon as we can.\nYour ticket number is {{ticket_id}}.',
+    ),
+  outside_hours_message: z.string().max(10_000).nullable().default(null),
+});
+
+export const AutocloseSchema = z.object({
+  enabled: z.boolean().default(false),
+  after_days: z.number().int().min(1).max(365).default(7),
+  statuses: z.array(slug).max(50).default(['answered']),
+});

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { withWebhookSecrets } from './webhook-secrets.js';
+import { StoredAgentSchema } from './agents.js';
+import {
+  AutocloseSchema,
+  AutoreplySchema,
+  EscalationsSchema,
+  MacrosSchema,
+  RulesSchema,
+  SlaSchema,
+  TagsSchema,
+} from './automation.js';
+import { ArticleSchema } from './kb.js';
+import { StoredKeySchema } from './keys.js';
+import { MailSchema } from './mail.js';
+import {
+  BlocklistsSchema,
+  BusinessHoursSchema,
+  CategoriesSchema,
+  DEFAULT_MODULES,
+  DEFAULT_STATUSES,
+  DesignSchema,
+  FormSchema,
+  ModulesSchema,
+  PortalSchema,
+  StatusesSchema,
+  TurnstileSchema,
+} from './portal.js';
+
+/** A webhook URL's signing secret (see webhook-secrets.ts); never in an answer but once, when generated. */
+export const WebhookSecretSchema = z.object({ url: z.string(), secret: z.string() });
+/** What /admin r=webhook_secrets accepts: a secret for a URL in use, or none to have a new one generated. */
+export const WebhookSecretInputSchema = z.object({
+  url: z.string().min(1).max(2000),
+  secret: z.string().min(16, 'must be at least 16 characters').max(200).optional(),
+});
+/** r=webhook_secrets as read: which URLs have a secret and what uses them, never the secret. */
+export const WebhookSecretViewSchema = z.object({
+  url: z.string(),
+  secret_set: z.literal(true),
+  used_by: z.array(z.string()).describe('modules, rules.<id> or escalation.<id>'),
+});
+
+/**
+ * config.json: parsed through this on every start and every write, so a missing resource takes its
+ * default and every webhook URL has its secret.
+ */
+export const ConfigDataSchema = z
+  .object({
+    version: z.literal(1).default(1),
+    portal: PortalSchema.prefault({}),
+    keys: z.array(StoredKeySchema).default([]),
+    categories: CategoriesSchema.default([]),
+    statuses: StatusesSchema.default(DEFAULT_STATUSES),
+    macros: MacrosSchema.default([]),
+    rules: RulesSchema.default([]),
+    tags: TagsSchema.default([]),
+    escalation: EscalationsSchema.default([]),
+    modules: ModulesSchema.default(DEFAULT_MODULES),
+    design: DesignSchema.prefault({}),
+    sla: SlaSchema.prefault({}),
+    autoreply: AutoreplySchema.prefault({}),
+    autoclose: AutocloseSchema.prefault({}),
+    blocklists: BlocklistsSchema.prefault({}),
+    business_hours: BusinessHoursSchema.prefault({}),
+    form: FormSchema.prefault({}),
+    mail: MailSchema.prefault({}),
+    turnstile: TurnstileSchema.prefault({}),
+    agents: z.array(StoredAgentSchema).default([]),
+    kb: z.array(ArticleSchema).default([]),
+    webhook_secrets: z.array(WebhookSecretSchema).default([]),
+  })
+  .transform(withWebhookSecrets);
+export type ConfigData = z.infer<typeof ConfigDataSchema>;

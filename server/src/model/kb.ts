@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { isoTime } from './common.js';
+
+export const ArticleInputSchema = z.object({
+  id: z.string().max(100).optional(),
+  title: z.string().trim().min(1).max(300),
+  body: z.string().max(100_000).default(''),
+  published: z.boolean().default(false),
+});
+
+export const ArticleSchema = z
+  .object({
+    id: z.string().describe('art_…'),
+    title: z.string(),
+    body: z.string().describe('Markdown'),
+    published: z.boolean(),
+    created_at: isoTime,
+    updated_at: isoTime,
+  })
+  .meta({ id: 'Article' });
+export type Article = z.infer<typeof ArticleSchema>;
+
+export const KbListItemSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    excerpt: z.string().describe('the first words of the body as plain text'),
+    published: z.boolean(),
+    updated_at: isoTime,
+  })
+  .meta({ id: 'KbListItem' });
+export type KbListItem = z.infer<typeof KbListItemSchema>;
+
+/** /kb without an id: the overview, or the articles ranked for `q`. */
+export const KbListSchema = z.object({ data: z.array(KbListItemSchema) });

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { isoTime } from './common.js';
+import { KEY_MODES } from './keys.js';
+import { TICKET_EVENTS } from './tickets.js';
+
+/** Who did it, as the audit log records it: a key by its prefix, an agent by id and name, the system. */
+export const AuditActorSchema = z.union([
+  z.object({ kind: z.enum(['public', 'secret']), prefix: z.string() }),
+  z.object({ kind: z.literal('agent'), id: z.string(), name: z.string() }),
+  z.object({ kind: z.literal('system'), prefix: z.null() }),
+]);
+export type AuditActor = z.infer<typeof AuditActorSchema>;
+
+/** One line of data/audit.jsonl: every write by a secret key, and what the system did on its behalf. */
+export const AuditEntrySchema = z
+  .object({
+    id: z.string().describe('aud_…'),
+    at: isoTime,
+    actor: AuditActorSchema,
+    action: z.string().describe('e.g. config.update, ticket.status_changed, rule.set_status'),
+    target: z.string().nullable(),
+    /** Ids and changed values only; never a secret, a message body or a password. */
+    details: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'AuditEntry' });
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+/** One delivery attempt of an outgoing webhook (r=webhook_log). */
+export const WebhookLogEntrySchema = z
+  .object({
+    id: z.string().describe('whl_…'),
+    at: isoTime,
+    event: z.enum(TICKET_EVENTS),
+    event_id: z.string().describe('evt_…, the same for every attempt of one delivery'),
+    url: z.string(),
+    status_code: z.number().int().nullable(),
+    ok: z.boolean(),
+    attempt: z.number().int().min(1),
+    duration_ms: z.number().int().min(0),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookLogEntry' });
+export type WebhookLogEntry = z.infer<typeof WebhookLogEntrySchema>;
+
+export const JOB_KINDS = ['mail', 'webhook'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+/**
+ * What became of a delivery that is not (or no longer) pending: given up after its last retry, or
+ * never sent, because it came from test mode or went over the per-recipient limit of customer mail.
+ */
+export const SETTLED_STATES = ['failed', 'suppressed_test', 'suppressed_limit'] as const;
+export type SettledState = (typeof SETTLED_STATES)[number];
+
+/**
+ * One line of r=outbox: where a delivery goes and how it fares. Never a mail body or a webhook body
+ * (they hold customers' words and whole tickets), never a secret.
+ */
+export const OutboxEntrySchema = z
+  .object({
+    id: z.string().describe('evt_…'),
+    kind: z.enum(JOB_KINDS),
+    state: z.enum(['queued', ...SETTLED_STATES]),
+    mode: z.enum(KEY_MODES),
+    to: z.array(z.string()).nullable().describe('mail: the recipients'),
+    subject: z.string().nullable().describe('mail: the subject'),
+    url: z.string().nullable().describe('webhook: the URL'),
+    event: z.string().nullable().describe('webhook: the event type'),
+    attempts: z.number().int().min(0),
+    next_attempt_at: isoTime.nullable().describe('queued deliveries only'),
+    last_error: z.string().nullable(),
+    created_at: isoTime,
+    at: isoTime.describe('when it was queued, or settled'),
+  })
+  .meta({ id: 'OutboxEntry' });
+export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;

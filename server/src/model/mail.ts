@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { emailAddress } from './common.js';
+
+export const SmtpSchema = z.object({
+  host: z.string().max(255).nullable().default(null),
+  port: z.number().int().min(1).max(65535).default(587),
+  secure: z.boolean().default(false),
+  user: z.string().max(255).nullable().default(null),
+  /**
+   * Write-only. Omitted keeps the stored one while host, port and user stay the same (a changed
+   * destination forgets it: settings/secrets.ts); null or "" removes it.
+   */
+  pass: z.string().max(1000).nullable().optional(),
+  /**
+   * Skips checking the server's TLS certificate (a self-signed internal relay). Off: a certificate that
+   * does not verify stops the delivery, so a password never goes to a server that is not the one named.
+   */
+  allow_invalid_certificate: z.boolean().default(false),
+});
+export type Smtp = z.infer<typeof SmtpSchema>;
+/** SMTP settings as they are read: the password only as `pass_set`. */
+export const SmtpViewSchema = SmtpSchema.omit({ pass: true }).extend({ pass_set: z.boolean() });
+
+export const EmailNotifySchema = z.object({
+  customer_on_create: z.boolean().default(true),
+  customer_on_reply: z.boolean().default(true),
+  agents_on_create: z.boolean().default(false),
+  agents_on_customer_reply: z.boolean().default(false),
+  agent_emails: z.array(emailAddress()).max(100).default([]),
+});
+
+const oneLine = (s: string) => !/[\r\n]/.test(s);
+
+export const MailSchema = z.object({
+  from_name: z.string().max(100).refine(oneLine, 'must be on one line').default('Support'),
+  from_address: emailAddress().nullable().default(null),
+  smtp: SmtpSchema.prefault({}),
+  email_notify: EmailNotifySchema.prefault({}),
+});
+export type Mail = z.infer<typeof MailSchema>;
+export const MailViewSchema = MailSchema.extend({ smtp: SmtpViewSchema });

@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+import { notFound, validationError } from '../http/errors.js';
+import type { AgentInputSchema, StoredAgent } from '../model/index.js';
+import type { ConfigStore } from '../store/config-store.js';
+import { newId } from '../model/index.js';
+import { hashPassword } from './passwords.js';
+
+/**
+ * Creates an agent (no `id`) or updates one (`id`; 404 when unknown). Emails are unique regardless of
+ * case. A password is stored only as its scrypt hash; an omitted password, two-factor secret or
+ * passkey list keeps the stored one.
+ */
+export async function upsertAgent(
+  store: ConfigStore,
+  input: z.output<typeof AgentInputSchema>,
+  at: Date,
+): Promise<{ agent: StoredAgent; created: boolean }> {
+  const agents = store.get().agents;
+  const existing = input.id === undefined ? undefined : agents.find((a) => a.id === input.id);
+  if (input.id !== undefined && !existing) throw notFound('agent');
+  const email = input.email.toLowerCase();
+  if (agents.some((a) => a.email.toLowerCase() === email && a.id !== input.id))
+    throw validationError('email', 'another agent has this email');
+  const agent: StoredAgent = {
+    id: existing?.id ?? newId('agt'),
+    name: input.name,
+    email: input.email,
+    role: input.role,
+    active: input.active,
+    password_hash: input.password ? await hashPassword(input.password) : (existing?.password_hash ?? null),
+    two_factor_secret:
+      input.two_factor_secret === undefined ? (existing?.two_factor_secret ?? null) : input.two_factor_secret,
+    passkeys: input.passkeys ?? existing?.passkeys ?? [],
+    created_at: existing?.created_at ?? at.toISOString(),
+  };
+  await store.update((d) => {
+    d.agents = existing ? d.agents.map((a) => (a.id === agent.id ? agent : a)) : [...d.agents, agent];
+  });
+  return { agent, created: !existing };
+}
+
+/** Removes an agent (404 when unknown); their tickets are unassigned by the caller. */
+export async function removeAgent(store: ConfigStore, id: string) {
+  if (!store.get().agents.some((a) => a.id === id)) throw notFound('agent');
+  await store.update((d) => {
+    d.agents = d.agents.filter((a) => a.id !== id);
+  });
+}

@@ -1,0 +1,11 @@
+/**
+ * An append-only log (the audit log, webhook attempts, settled deliveries). The JSON-lines file
+ * (store/append-log.ts) is one implementation; a database table can be another.
+ */
+export interface LogStore<T> {
+  /** Resolves once the entry is durable. */
+  append(entry: T): Promise<void>;
+  /** The newest `limit` entries, newest first. */
+  recent(limit: number): Promise<T[]>;
+  close(): Promise<void>;
+}
