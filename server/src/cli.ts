@@ -8,11 +8,13 @@ import { ControlError } from './control/control-client.js';
 import { KeyCommandError } from './keys/commands.js';
 import { LockError } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
+import { MIGRATE_USAGE, migrateCommand } from './postgres/migrate-command.js';
 
 const USAGE = `Usage:
   ticketing start                                   start the server (same as node dist/main.js)
 ${KEYS_USAGE}
 ${BACKUP_USAGE}
+${MIGRATE_USAGE}
 
 The data directory is TICKETING_DATA_DIR (default ./data). While a server runs on it, the commands
 go through its control socket (data/control.sock) and take effect at once; with no server they work
@@ -26,6 +28,7 @@ async function run(): Promise<number> {
     return 0;
   }
   if (command === 'restore') return restoreCommand(rest);
+  if (command === 'migrate') return migrateCommand(rest, loadConfig().dataDir);
   if (command === 'keys' || command === 'backup') {
     const { dataDir } = loadConfig();
     return command === 'keys' ? keysCommand(rest, dataDir) : backupCommand(rest, dataDir);

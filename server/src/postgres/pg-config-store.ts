@@ -12,6 +12,9 @@ export const CONFIG_CHANNEL = 'ticketing_config';
 /** The keys live in their own table (postgres/pg-key-store.ts), never in the configuration row. */
 const withoutKeys = (data: ConfigData): ConfigData => ({ ...data, keys: [] });
 
+/** The configuration as its row stores it. */
+export const configRow = (data: ConfigData) => withoutKeys(data) as postgres.JSONValue;
+
 function parse(raw: unknown): ConfigData {
   const parsed = ConfigDataSchema.safeParse(raw);
   if (parsed.success) return parsed.data;

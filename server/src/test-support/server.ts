@@ -91,6 +91,8 @@ export async function startServer(
     fetch?: typeof globalThis.fetch;
     /** Another test server's database: this one is a second instance on it (PostgreSQL only). */
     databaseUrl?: string;
+    /** On JSON files in the data directory, whichever store the test run is on (the move's source). */
+    files?: boolean;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'ticketing-test-')));
@@ -104,7 +106,9 @@ export async function startServer(
   });
   const env = options.databaseUrl
     ? { TICKETING_DATA_DIR: dataDir, TICKETING_DATABASE_URL: options.databaseUrl }
-    : await storeEnv(dataDir);
+    : options.files
+      ? { TICKETING_DATA_DIR: dataDir }
+      : await storeEnv(dataDir);
   const config = loadConfig({
     ...env,
     TICKETING_PORT: '0',
