@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../test-support/receiver.js';
+import { eventually, startReceiver } from '../test-support/receiver.js';
 import { createTicket, startServer, ticketInput, type TestServer } from '../test-support/server.js';
 
 // Two servers on one PostgreSQL database, as two instances behind a load balancer would run. This
@@ -135,5 +135,28 @@ describe('several instances on one database', () => {
         (e: { action: string }) => e.action === 'escalation.add_tag',
       ),
     ).toHaveLength(2);
+  });
+  it('send each delivery once, however many instances poll the outbox', async () => {
+    const hook = await startReceiver();
+    cleanup.push(() => hook.close());
+    const [a, b] = await twoInstances({ TICKETING_WEBHOOKS_ALLOW_LOCAL: 'on' });
+    const settings = { url: `${hook.url}/hooks`, secret: 'whsec_0123456789abcdef', events: ['ticket.created'] };
+    const modules = { modules: [{ name: 'webhooks', enabled: true, settings }] };
+    expect((await a.call('POST', '/admin?r=modules', { json: modules })).status).toBe(200);
+    await eventually(
+      () => b.running.deps.configStore.get().modules.some((m) => m.name === 'webhooks'),
+      1000,
+      'b to see the module',
+    );
+    // Tickets on both, and both outboxes passing over the shared queue at the same time.
+    const made = await Promise.all(Array.from({ length: 10 }, (_, i) => createTicket(i % 2 ? b : a)));
+    await Promise.all([a.running.deps.outbox.process(), b.running.deps.outbox.process()]);
+    await eventually(() => hook.received.length >= made.length, 5000, 'every delivery');
+    await Promise.all([a.running.scheduler.tick(), b.running.scheduler.tick()]);
+    const events = hook.received.map((r) => JSON.parse(r.body) as { id: string; data: { ticket: { id: string } } });
+    expect(events).toHaveLength(made.length);
+    expect(new Set(events.map((e) => e.id)).size).toBe(made.length);
+    expect(events.map((e) => e.data.ticket.id).sort()).toEqual(made.map((t) => t.id).sort());
+    expect(await a.running.deps.outbox.pending()).toEqual([]);
   });
 });
