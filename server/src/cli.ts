@@ -3,12 +3,12 @@ import { BackupError } from './backup/archive.js';
 import { BACKUP_USAGE, backupCommand, restoreCommand } from './cli/backup-command.js';
 import { CliError } from './cli/data-dir-access.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys-command.js';
+import { MIGRATE_USAGE, migrateCommand } from './cli/migrate-command.js';
 import { ConfigError, loadConfig } from './config/config.js';
 import { ControlError } from './control/control-client.js';
 import { KeyCommandError } from './keys/commands.js';
 import { LockError } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
-import { MIGRATE_USAGE, migrateCommand } from './postgres/migrate-command.js';
 
 const USAGE = `Usage:
   ticketing start                                   start the server (same as node dist/main.js)
@@ -30,7 +30,12 @@ async function run(): Promise<number> {
   if (command === 'restore') return restoreCommand(rest);
   if (command === 'migrate') return migrateCommand(rest, loadConfig().dataDir);
   if (command === 'keys' || command === 'backup') {
-    const { dataDir } = loadConfig();
+    const { dataDir, database } = loadConfig();
+    // Not yet: these commands work on a data directory, which a server on PostgreSQL does not read.
+    if (database)
+      throw new CliError(
+        `ticketing ${command} works on a data directory; with TICKETING_DATABASE_URL the data is in PostgreSQL (back it up with pg_dump; see docs/deploy.md, "PostgreSQL").`,
+      );
     return command === 'keys' ? keysCommand(rest, dataDir) : backupCommand(rest, dataDir);
   }
   console.error(USAGE);

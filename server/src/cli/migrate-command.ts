@@ -2,18 +2,18 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { CliError, withDataDir } from '../cli/data-dir-access.js';
+import { CliError, withDataDir } from './data-dir-access.js';
 import { loadConfig } from '../config/config.js';
 import { FileJobStore } from '../store/file-job-store.js';
 import { FileTicketStore } from '../store/file-ticket-store.js';
 import { IDEMPOTENCY_MS, type KeyMode, type StoredTicket } from '../store/ticket-store.js';
-import { Database, redactedUrl } from './database.js';
-import { migrate } from './migrations.js';
-import { configRow } from './pg-config-store.js';
-import { PgJobStore } from './pg-job-store.js';
-import { PgKeyStore } from './pg-key-store.js';
-import { PgLog } from './pg-log.js';
-import { PgTicketStore } from './pg-ticket-store.js';
+import { Database, redactedUrl } from '../postgres/database.js';
+import { migrate } from '../postgres/migrations.js';
+import { configRow } from '../postgres/pg-config-store.js';
+import { PgJobStore } from '../postgres/pg-job-store.js';
+import { PgKeyStore } from '../postgres/pg-key-store.js';
+import { PgLog } from '../postgres/pg-log.js';
+import { PgTicketStore } from '../postgres/pg-ticket-store.js';
 
 export const MIGRATE_USAGE = `  ticketing migrate --to postgres://user:password@host:5432/database
                                                     copy the data directory into an empty PostgreSQL database`;

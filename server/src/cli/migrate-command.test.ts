@@ -5,7 +5,8 @@ import { createTicket, PNG_1PX, startServer, ticketInput } from '../test-support
 import { storedTickets } from '../test-support/stored-tickets.js';
 import { createTestDatabase, dropTestDatabase, openTestDatabase } from '../test-support/test-database.js';
 
-// The move from a data directory into PostgreSQL (this file runs in the `postgres` test project only).
+// The move from a data directory into PostgreSQL (this file runs in the `postgres` test project only,
+// which has a PostgreSQL server: vitest.config.ts).
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -98,5 +99,13 @@ describe('ticketing migrate --to', () => {
     const res = await runCli(['migrate', '--to', db.url], { TICKETING_DATA_DIR: running.dataDir });
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/stop it first/);
+  });
+  it('leaves the data-directory commands alone when the data is in PostgreSQL, with a clear message', async () => {
+    const db = await createTestDatabase();
+    cleanup.push(() => dropTestDatabase(db.name));
+    const res = await runCli(['keys', 'list'], { TICKETING_DATA_DIR: '/nonexistent', TICKETING_DATABASE_URL: db.url });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^ticketing keys works on a data directory; with TICKETING_DATABASE_URL/);
+    expect(res.stderr).not.toContain(new URL(db.url).password);
   });
 });
