@@ -36,7 +36,7 @@ export default defineConfig({
             'src/**/*.system.test.ts',
             'node_modules/**',
             'src/postgres/**',
-            'src/cli/migrate-command.test.ts',
+            'src/cli/postgres-commands.test.ts',
           ],
         },
       },

@@ -31,12 +31,13 @@ async function run(): Promise<number> {
   if (command === 'migrate') return migrateCommand(rest, loadConfig().dataDir);
   if (command === 'keys' || command === 'backup') {
     const { dataDir, database } = loadConfig();
-    // Not yet: these commands work on a data directory, which a server on PostgreSQL does not read.
+    if (command === 'keys') return keysCommand(rest, dataDir, database);
+    // A backup is of a data directory, which a server on PostgreSQL does not read.
     if (database)
       throw new CliError(
-        `ticketing ${command} works on a data directory; with TICKETING_DATABASE_URL the data is in PostgreSQL (back it up with pg_dump; see docs/deploy.md, "PostgreSQL").`,
+        'ticketing backup works on a data directory; with TICKETING_DATABASE_URL the data is in PostgreSQL: back it up with pg_dump (docs/deploy.md, "PostgreSQL").',
       );
-    return command === 'keys' ? keysCommand(rest, dataDir) : backupCommand(rest, dataDir);
+    return backupCommand(rest, dataDir);
   }
   console.error(USAGE);
   return command === 'help' || command === '--help' ? 0 : 2;

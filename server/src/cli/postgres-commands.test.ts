@@ -5,7 +5,7 @@ import { createTicket, PNG_1PX, startServer, ticketInput } from '../test-support
 import { storedTickets } from '../test-support/stored-tickets.js';
 import { createTestDatabase, dropTestDatabase, openTestDatabase } from '../test-support/test-database.js';
 
-// The move from a data directory into PostgreSQL (this file runs in the `postgres` test project only,
+// The CLI on PostgreSQL: the move from a data directory, the key commands (this file runs in the `postgres` test project only,
 // which has a PostgreSQL server: vitest.config.ts).
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -100,12 +100,28 @@ describe('ticketing migrate --to', () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/stop it first/);
   });
-  it('leaves the data-directory commands alone when the data is in PostgreSQL, with a clear message', async () => {
-    const db = await createTestDatabase();
-    cleanup.push(() => dropTestDatabase(db.name));
-    const res = await runCli(['keys', 'list'], { TICKETING_DATA_DIR: '/nonexistent', TICKETING_DATABASE_URL: db.url });
-    expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/^ticketing keys works on a data directory; with TICKETING_DATABASE_URL/);
-    expect(res.stderr).not.toContain(new URL(db.url).password);
+  it('keys commands act on the database, and every server on it honours them at once; backup refuses', async () => {
+    const server = await startServer();
+    cleanup.push(() => server.close());
+    const env = { TICKETING_DATA_DIR: '/nonexistent', TICKETING_DATABASE_URL: server.databaseUrl! };
+    const created = await runCli(['keys', 'create', '--secret', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const made = JSON.parse(created.stdout) as { key: string; id: string };
+    const me = () => server.call('GET', '/me', { key: made.key });
+    expect((await me()).status).toBe(200); // no restart, no socket: the server reads keys from the database
+    const listed = await runCli(['keys', 'list'], env);
+    expect(listed.stdout).toContain(`${made.key.slice(0, 12)}… (secret, stored as a hash)`);
+    expect(listed.stdout).not.toContain(made.key);
+    const revoked = await runCli(['keys', 'revoke', made.id], env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stderr).toMatch(/Every server on this database refuses it/);
+    expect((await me()).body.error.code).toBe('invalid_api_key');
+    const audit = (await server.call('GET', '/admin?r=audit')).body.audit.map((e: { action: string }) => e.action);
+    expect(audit).toEqual(expect.arrayContaining(['key.created', 'key.revoked']));
+
+    const backup = await runCli(['backup', '/tmp/never-written.tar'], env);
+    expect(backup.code).toBe(1);
+    expect(backup.stderr).toMatch(/^ticketing backup works on a data directory; .*pg_dump/);
+    expect(backup.stderr).not.toContain(new URL(server.databaseUrl!).password);
   });
 });
