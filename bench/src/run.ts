@@ -437,12 +437,18 @@ async function main() {
   );
   sizes();
   await widgetInChromium();
-  await serverThroughput();
-  await scale();
+  // BENCH_ONLY=widget: the widget rows alone (a minute, no server load runs); BENCHMARKS.md keeps the
+  // figures of the last full run.
+  const partial = process.env.BENCH_ONLY === 'widget';
+  if (!partial) {
+    await serverThroughput();
+    await scale();
+  }
   const misses = rows.filter((r) => r.pass === false);
   console.log(
     `\n${rows.filter((r) => r.pass).length} targets hold, ${misses.length} missed; ${fmt((Date.now() - started) / 1000, 0)} s`,
   );
+  if (partial) return;
   const table = ['| | what | value | baseline (same run) | ratio | target |', '|---|---|---|---|---|---|']
     .concat(
       rows.map(

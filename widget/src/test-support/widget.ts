@@ -13,8 +13,9 @@ export async function server(): Promise<TestServer> {
 
 export interface Mounted {
   handle: TicketingHandle;
-  host: HTMLElement;
-  root: ShadowRoot;
+  /** The host element and its shadow root, once /widget-config has answered (they throw before). */
+  readonly host: HTMLElement;
+  readonly root: ShadowRoot;
   /** How often the panel module was requested. */
   loads: () => number;
 }
@@ -26,8 +27,17 @@ export function mountWidget(s: TestServer, options: Partial<WidgetOptions> = {})
     loads++;
     return import('../panel/panel.js');
   });
-  const host = document.querySelector<HTMLElement>('[data-ticketing]')!;
-  return { handle, host, root: host.shadowRoot!, loads: () => loads };
+  const host = () => $<HTMLElement>(document, '[data-ticketing]');
+  return {
+    handle,
+    get host() {
+      return host();
+    },
+    get root() {
+      return host().shadowRoot!;
+    },
+    loads: () => loads,
+  };
 }
 
 /** Resolves when `check` stops throwing (DOM updates after real network round trips). */
