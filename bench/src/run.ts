@@ -1,13 +1,12 @@
 // `pnpm bench`: speed, weight and scale, each figure beside a baseline measured in the same run, and
 // whether each target holds. Prints a table and writes BENCHMARKS.md. Loopback only, bounded in time.
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
 import { load, type LoadResult } from './load.js';
@@ -297,21 +296,16 @@ async function scale() {
 }
 
 function sizes() {
-  const dist = join(ROOT, 'widget/dist');
-  const measure = (file: string) => {
-    const data = readFileSync(join(dist, file));
-    return {
-      raw: data.length,
-      gzip: gzipSync(data, { level: 9 }).length,
-      br: brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
-    };
+  // The widget's own report: widget.js, and the panel as a customer loads it (entry + one locale).
+  const report = JSON.parse(
+    execSync('node scripts/size-report.mjs --json', { cwd: join(ROOT, 'widget') }).toString(),
+  ) as {
+    loader: { raw: number; gzip: number; brotli: number };
+    panel: { raw: number; gzip: number; brotli: number };
   };
   const kb = (n: number) => `${fmt(n / 1024, 2)} KB`;
-  const loader = measure('widget.js');
-  const panel = readdirSync(join(dist, 'widget'))
-    .filter((f) => f.endsWith('.js'))
-    .map((f) => measure(`widget/${f}`))
-    .reduce((a, b) => ({ raw: a.raw + b.raw, gzip: a.gzip + b.gzip, br: a.br + b.br }));
+  const loader = { ...report.loader, br: report.loader.brotli };
+  const panel = { ...report.panel, br: report.panel.brotli };
   add({
     what: 'widget.js raw / gzip / brotli',
     value: `${kb(loader.gzip)} gzip`,

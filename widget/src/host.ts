@@ -68,13 +68,17 @@ export function createWidget(options: WidgetOptions, loadPanel: () => Promise<Pa
   const identity: Identity = {};
   const prefill: Prefill = {};
 
+  const locale = () => options.locale ?? config!.design.locale;
   const load = () => {
-    module ??= loadPanel().catch((err: unknown) => {
-      module = undefined;
-      warn('could not load the panel', err);
-      emit('error', err);
-      throw err;
-    });
+    module ??= loadPanel().then(
+      (m) => (m.prefetch(locale()), m),
+      (err: unknown) => {
+        module = undefined;
+        warn('could not load the panel', err);
+        emit('error', err);
+        throw err;
+      },
+    );
     return module;
   };
 
@@ -90,7 +94,7 @@ export function createWidget(options: WidgetOptions, loadPanel: () => Promise<Pa
             api: options.api,
             apiKey: options.key,
             config: config!,
-            locale: options.locale ?? config!.design.locale,
+            locale: locale(),
             identity,
             prefill,
             emit,
@@ -139,8 +143,8 @@ export function createWidget(options: WidgetOptions, loadPanel: () => Promise<Pa
     config = c;
     const d = c.design;
     const color = HEX.test(d.primary_color) ? d.primary_color : '#2563eb';
-    const locale = options.locale ?? d.locale;
-    const label = d.launcher_label ?? LABELS[locale] ?? LABELS[locale.split('-')[0]!] ?? LABELS.en!;
+    const tag = locale();
+    const label = d.launcher_label ?? LABELS[tag] ?? LABELS[tag.split('-')[0]!] ?? LABELS.en!;
     host = document.createElement('div');
     host.setAttribute('data-ticketing', '');
     host.setAttribute('data-position', options.position ?? d.position);
