@@ -426,6 +426,18 @@ describe('thread', () => {
   });
 });
 
+describe('the panel', () => {
+  it('follows a click made the moment it shows, before its effects have run', async () => {
+    const root = await open();
+    w!.handle.close();
+    await until(() => expect(root.querySelector('[role="dialog"]')).toBeNull());
+    // 'open' is emitted right after the panel is drawn again: the click comes before any effect.
+    w!.handle.on('open', () => click(byText(root, 'button', 'New ticket')));
+    w!.handle.open();
+    await until(() => $(root, '#tk-subject'));
+  });
+});
+
 describe('configuration', () => {
   it('speaks German, follows the theme, and says when support is back', async () => {
     await support(s, 'POST', '/admin?r=design', { locale: 'de', theme: 'dark', title: 'Hilfe' });

@@ -16,7 +16,10 @@ export function prefetch(locale: string) {
 /** The panel, re-rendered whenever the store changes. */
 function App({ store }: { store: Store }) {
   const [, setTick] = useState(0);
-  useEffect(() => store.subscribe(() => setTick((n) => n + 1)), [store]);
+  // Subscribed in the first render, not in an effect: effects run a frame later, and a change in
+  // between (a click the moment the panel shows) would not re-render it.
+  const [unsubscribe] = useState(() => store.subscribe(() => setTick((n) => n + 1)));
+  useEffect(() => unsubscribe, []);
   return (
     <StoreContext.Provider value={store}>
       <Panel />
