@@ -1,6 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startChild } from '../test-support/child-server.js';
 import { eventually, startReceiver } from '../test-support/receiver.js';
-import { createTicket, startServer, ticketInput, type TestServer } from '../test-support/server.js';
+import { createTicket, makeKeys, startServer, ticketInput, type TestServer } from '../test-support/server.js';
+import { createTestDatabase, dropTestDatabase } from '../test-support/test-database.js';
 
 // Two servers on one PostgreSQL database, as two instances behind a load balancer would run. This
 // file runs in the `postgres` test project only (vitest.config.ts).
@@ -158,5 +163,61 @@ describe('several instances on one database', () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(made.length);
     expect(events.map((e) => e.data.ticket.id).sort()).toEqual(made.map((t) => t.id).sort());
     expect(await a.running.deps.outbox.pending()).toEqual([]);
+  });
+  it('lose no acknowledged ticket when one instance is killed (SIGKILL) under load, and the other keeps serving', async () => {
+    const keys = makeKeys();
+    const db = await createTestDatabase();
+    cleanup.push(() => dropTestDatabase(db.name));
+    const start = async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ticketing-instance-'));
+      cleanup.push(() => rm(dir, { recursive: true, force: true }));
+      const env = { TICKETING_DATA_DIR: dir, TICKETING_DATABASE_URL: db.url, TICKETING_RATE_LIMIT: 'off' };
+      const child = await startChild({ ...env, TICKETING_KEYS: Object.values(keys).join(',') });
+      cleanup.push(async () => {
+        child.proc.kill('SIGKILL');
+        await child.exited;
+      });
+      return child;
+    };
+    const [a, b] = [await start(), await start()];
+    /** One create; the ticket's id when it was acknowledged (201), else undefined. */
+    const create = (url: string) =>
+      fetch(`${url}/v1/create`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${keys.pk}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(ticketInput()),
+      }).then(
+        async (r) => (r.status === 201 ? ((await r.json()) as { id: string }).id : undefined),
+        () => undefined,
+      );
+    const acknowledged: string[] = [];
+    let killed = false;
+    // Four clients keep creating on a until it dies, which it does after its tenth acknowledgement,
+    // with requests in flight; two clients create on b throughout.
+    const onA = async () => {
+      while (!killed) {
+        const id = await create(a.url);
+        if (!id) break;
+        acknowledged.push(id);
+        if (acknowledged.length === 10 && !killed) {
+          killed = true;
+          a.proc.kill('SIGKILL');
+        }
+      }
+    };
+    const onB = async () => {
+      const ids = [];
+      for (let i = 0; i < 10; i++) ids.push(await create(b.url));
+      return ids;
+    };
+    const [, , , , fromB1, fromB2] = await Promise.all([onA(), onA(), onA(), onA(), onB(), onB()]);
+    expect(killed).toBe(true);
+    await a.exited;
+    const fromB = [...fromB1!, ...fromB2!];
+    expect(fromB.every(Boolean)).toBe(true); // b answered every request while a died
+    for (const id of [...acknowledged, ...(fromB as string[])]) {
+      const res = await fetch(`${b.url}/v1/ticket?id=${id}`, { headers: { Authorization: `Bearer ${keys.sk}` } });
+      expect(res.status, id).toBe(200);
+    }
   });
 });
