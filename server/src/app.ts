@@ -52,6 +52,7 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
     rateLimit: deps.config.rateLimit,
     limiter,
     storing: (actor, ip, stores) => deps.quotas.guard(actor, ip, stores),
+    unit: deps.unit,
   });
 
   // No answer may be sniffed into something else by a browser (an error echoing input read as HTML).

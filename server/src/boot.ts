@@ -6,29 +6,25 @@ import type { Middleware } from 'koa';
 import { pino, type Logger } from 'pino';
 import { turnstileVerifier } from './abuse/turnstile.js';
 import { createApp } from './app.js';
-import { auditTicketEvents, type AuditEntry } from './audit/audit.js';
+import { auditTicketEvents } from './audit/audit.js';
+import { openPostgresStores } from './postgres/open-stores.js';
+import { openFileStores, type Stores } from './stores.js';
+import { IdempotencyCache } from './tickets/idempotency.js';
+import { acquireLock } from './store/lock.js';
 import { rulesListener } from './automation/rules.js';
 import type { Config } from './config/config.js';
 import type { Deps } from './deps.js';
 import { TicketEvents } from './events/events.js';
-import { ConfigKeyStore } from './keys/key-store.js';
 import { checkEnvKeys, createKey } from './keys/keys.js';
 import { Mailer, type MailMessage } from './mail/mailer.js';
 import { mailListener } from './mail/notify.js';
-import type { WebhookLogEntry } from './model/index.js';
 import { Outbox } from './outbox/outbox.js';
 import { Scheduler } from './scheduler/scheduler.js';
-import { AppendLog } from './store/append-log.js';
-import { openConfigFile } from './store/config-file.js';
 import type { ConfigStore } from './store/config-store.js';
 import type { KeyStore } from './store/key-store.js';
 import { makeDir, writeFileDurable } from './store/durable-write.js';
-import { FileTicketStore } from './store/file-ticket-store.js';
-import { acquireLock, type DataDirLock } from './store/lock.js';
 import { StartupError } from './store/startup-error.js';
-import { IdempotencyCache } from './tickets/idempotency.js';
 import { Quotas } from './files/quota.js';
-import { RateLimiter } from './http/rate-limit.js';
 import { closeGate, openGate } from './store/write-gate.js';
 import { removeStaleSnapshots } from './backup/snapshot.js';
 import { startControlServer, type ControlServer } from './control/control-server.js';
@@ -99,13 +95,13 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   const clock = options.clock ?? (() => new Date());
   checkKeys(config);
   const dataDir = resolve(config.dataDir);
-  await makeDir(dataDir);
-  const lock = acquireLock(dataDir);
-  openGate(dataDir);
+  // With PostgreSQL, instances share the database and own no directory: no lock, no control socket
+  // (the key commands act on the database), and the data directory holds at most the first secret key.
+  const directory = config.database ? undefined : await openDataDir(dataDir, print);
   try {
-    await removeStaleSnapshots(dataDir);
-    await prepareDataDir(dataDir, { serverVersion: VERSION, print });
-    const stores = await openStores(dataDir, config, clock, logger);
+    const stores = config.database
+      ? await openPostgresStores(config.database, config.envKeys, clock, logger, print)
+      : await openFileStores(dataDir, config.envKeys, clock, logger);
     const firstKeys = await firstStart(stores, dataDir, {
       print: options.extension?.printsFirstKeys === false ? undefined : print,
       terminal: options.terminal ?? Boolean(process.stdout.isTTY),
@@ -126,12 +122,12 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const app = createApp(deps, { ...(extension?.site ? { site: extension.site } : {}), stopping: stopping.signal });
     const { server, url } = await listen(app, config);
     publicUrl = config.publicUrl ?? url;
-    const control = await startControlServer(dataDir, deps, url);
+    const control = directory ? await startControlServer(dataDir, deps, url) : undefined;
     logger.info(
       {
         tickets: { live: await stores.live.count({}), test: await stores.test.count({}) },
-        outbox: stores.outbox.pending.length,
-        dataDir,
+        outbox: (await stores.jobs.pending()).length,
+        store: stores.location,
       },
       'started',
     );
@@ -139,13 +135,31 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     void deps.outbox.process(); // what was pending before a restart goes out now
     await extension?.started?.(url, print);
     print(`listening on ${url}`);
-    const close = closer({ dataDir, server, scheduler, stores, mailer, lock, control, stopping });
+    const close = closer({ directory, server, scheduler, stores, outbox: deps.outbox, mailer, control, stopping });
     return { url, server, deps, scheduler, close };
   } catch (err) {
-    closeGate(dataDir);
-    lock.release();
+    directory?.release();
     throw err;
   }
+}
+
+/** Takes the data directory (its lock and write gate) and brings its format up to date. */
+async function openDataDir(dataDir: string, print: (line: string) => void) {
+  await makeDir(dataDir);
+  const lock = acquireLock(dataDir);
+  openGate(dataDir);
+  const release = () => {
+    closeGate(dataDir);
+    lock.release();
+  };
+  try {
+    await removeStaleSnapshots(dataDir);
+    await prepareDataDir(dataDir, { serverVersion: VERSION, print });
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return { dataDir, release };
 }
 
 /** Keys given in TICKETING_KEYS must be well formed: a typo stops the start with a message. */
@@ -158,30 +172,13 @@ function checkKeys(config: Config) {
     );
 }
 
-type Stores = Awaited<ReturnType<typeof openStores>>;
-
-/** The configuration, the tickets of both modes, the logs and the outbox of one data directory. */
-async function openStores(dataDir: string, config: Config, clock: () => Date, logger: Logger) {
-  const configStore = await openConfigFile(dataDir);
-  const keys = new ConfigKeyStore(configStore, config.envKeys);
-  const [live, test, audit, webhookLog, outbox] = await Promise.all([
-    FileTicketStore.open(dataDir, 'live'),
-    FileTicketStore.open(dataDir, 'test'),
-    AppendLog.open<AuditEntry>(join(dataDir, 'audit.jsonl')),
-    AppendLog.open<WebhookLogEntry>(join(dataDir, 'webhook_log.jsonl')),
-    Outbox.open(dataDir, clock, logger),
-  ]);
-  return { configStore, keys, live, test, audit, webhookLog, outbox };
-}
-
 /** The app's dependencies. */
 function wireDeps(
   config: Config,
   stores: Stores,
   parts: { logger: Logger; clock: () => Date; publicUrl: () => string; fetch: typeof globalThis.fetch },
 ): Deps {
-  const { configStore } = stores;
-  const rateLimiter = new RateLimiter(() => parts.clock().getTime());
+  const { configStore, rateLimiter } = stores;
   return {
     config,
     ...parts,
@@ -194,11 +191,15 @@ function wireDeps(
     ),
     idempotency: new IdempotencyCache(() => parts.clock().getTime()),
     audit: stores.audit,
-    outbox: stores.outbox,
+    outbox: new Outbox(stores.jobs, stores.outboxLog, parts.clock, parts.logger),
+    unit: stores.unit,
+    leadership: stores.leadership,
+    storeProbe: stores.probe,
     webhookLog: stores.webhookLog,
     turnstile: turnstileVerifier({ verifyUrl: config.turnstileVerifyUrl, fetch: parts.fetch }),
     rateLimiter,
-    quotas: new Quotas(config, rateLimiter),
+    // Attachments are in the database with PostgreSQL: the data directory's free space says nothing.
+    quotas: new Quotas(config.database ? { ...config, minFreeDiskBytes: 0 } : config, rateLimiter),
     version: VERSION,
   };
 }
@@ -239,16 +240,16 @@ async function listen(app: ReturnType<typeof createApp>, config: Config) {
  * hangs is cut; a delivery in flight gets a moment, then its attempt is recorded; the lock goes last.
  */
 function closer(parts: {
-  dataDir: string;
+  directory: { release(): void } | undefined;
   server: Server;
   scheduler: Scheduler;
   stores: Stores;
+  outbox: Outbox;
   mailer: Mailer;
-  lock: DataDirLock;
-  control: ControlServer;
+  control: ControlServer | undefined;
   stopping: AbortController;
 }) {
-  const { dataDir, server, scheduler, stores, mailer, lock, control, stopping } = parts;
+  const { directory, server, scheduler, stores, outbox, mailer, control, stopping } = parts;
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= (async () => {
@@ -261,14 +262,15 @@ function closer(parts: {
       timer.abort();
       server.closeAllConnections();
       await drained;
+      await scheduler.idle();
       await Promise.all([stores.live.idle(), stores.test.idle()]);
       await Promise.all([stores.live.close(), stores.test.close()]); // the journals written out as ticket files
-      await stores.outbox.stop(OUTBOX_GRACE_MS);
-      await control.close();
+      await outbox.stop(OUTBOX_GRACE_MS);
+      await control?.close();
       mailer.close();
-      await Promise.all([stores.audit.close(), stores.webhookLog.close(), stores.outbox.close()]);
-      closeGate(dataDir);
-      lock.release();
+      await outbox.close();
+      await stores.close();
+      directory?.release();
     })());
 }
 
@@ -297,6 +299,7 @@ async function firstStart(
       print(`  secret key (support, /admin):   ${sk.key}`);
     } else {
       const path = firstSecretKeyPath(dataDir);
+      await makeDir(dataDir);
       await writeFileDurable(path, `${sk.key}\n`);
       print(`  secret key (support, /admin):   in ${path} (readable only by this user;`);
       print('    standard output is not a terminal, so it is not printed). Keep it safe, then delete the file.');

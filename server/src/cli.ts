@@ -3,6 +3,7 @@ import { BackupError } from './backup/archive.js';
 import { BACKUP_USAGE, backupCommand, restoreCommand } from './cli/backup-command.js';
 import { CliError } from './cli/data-dir-access.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys-command.js';
+import { MIGRATE_USAGE, migrateCommand } from './cli/migrate-command.js';
 import { ConfigError, loadConfig } from './config/config.js';
 import { ControlError } from './control/control-client.js';
 import { KeyCommandError } from './keys/commands.js';
@@ -13,6 +14,7 @@ const USAGE = `Usage:
   ticketing start                                   start the server (same as node dist/main.js)
 ${KEYS_USAGE}
 ${BACKUP_USAGE}
+${MIGRATE_USAGE}
 
 The data directory is TICKETING_DATA_DIR (default ./data). While a server runs on it, the commands
 go through its control socket (data/control.sock) and take effect at once; with no server they work
@@ -26,9 +28,16 @@ async function run(): Promise<number> {
     return 0;
   }
   if (command === 'restore') return restoreCommand(rest);
+  if (command === 'migrate') return migrateCommand(rest, loadConfig().dataDir);
   if (command === 'keys' || command === 'backup') {
-    const { dataDir } = loadConfig();
-    return command === 'keys' ? keysCommand(rest, dataDir) : backupCommand(rest, dataDir);
+    const { dataDir, database } = loadConfig();
+    if (command === 'keys') return keysCommand(rest, dataDir, database);
+    // A backup is of a data directory, which a server on PostgreSQL does not read.
+    if (database)
+      throw new CliError(
+        'ticketing backup works on a data directory; with TICKETING_DATABASE_URL the data is in PostgreSQL: back it up with pg_dump (docs/deploy.md, "PostgreSQL").',
+      );
+    return backupCommand(rest, dataDir);
   }
   console.error(USAGE);
   return command === 'help' || command === '--help' ? 0 : 2;

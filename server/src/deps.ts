@@ -6,7 +6,9 @@ import type { KeyStore } from './store/key-store.js';
 import type { OpenApiDeps } from './openapi/routes.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { PortalDeps } from './portal/routes.js';
+import type { Leadership } from './scheduler/leadership.js';
 import type { TicketDeps } from './tickets/deps.js';
+import type { UnitOfWork } from './store/unit-of-work.js';
 
 /**
  * Everything the app needs from outside, passed to createApp so tests can build it with real parts.
@@ -23,4 +25,10 @@ export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps {
   rateLimiter: RateLimiter;
   /** How the server reaches the outside world (Turnstile's siteverify); tests hand in a stand-in. */
   fetch: typeof globalThis.fetch;
+  /** A request's writes (ticket, deliveries, audit entry) as one unit: every write route runs in one. */
+  unit: UnitOfWork;
+  /** Whether this instance runs the scheduler's timed work (one leader among instances). */
+  leadership: Leadership;
+  /** /ready's store check when the store is not the data directory (PostgreSQL answers). */
+  storeProbe: (() => Promise<void>) | undefined;
 }

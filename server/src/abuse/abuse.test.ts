@@ -103,7 +103,7 @@ describe('behind a proxy (TICKETING_TRUST_PROXY=on)', () => {
     // Another real client has its own window.
     expect((await meta(via('10.0.0.1', '203.0.113.8'))).status).toBe(200);
     // 201 made-up addresses, two real clients: two windows, not 201.
-    expect(s.running.deps.rateLimiter.size).toBe(2);
+    expect(await s.running.deps.rateLimiter.windows()).toBe(2);
   });
 
   it('Turnstile is told the real client address', async () => {

@@ -1,6 +1,5 @@
+import { storedConfigText } from '../test-support/stored-tickets.js';
 import { scryptSync } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
 
@@ -554,7 +553,7 @@ describe('agents', () => {
       email: 'ken@shop.example',
       password: 'a very long passphrase',
     });
-    const config = JSON.parse(await readFile(join(s.dataDir, 'config.json'), 'utf8'));
+    const config = JSON.parse(await storedConfigText(s));
     const stored = config.agents.find((a: { id: string }) => a.id === created.body.agent.id);
     expect(stored.password_hash).toMatch(/^scrypt\$32768\$8\$1\$/);
     expect(JSON.stringify(config)).not.toContain('a very long passphrase');
@@ -571,7 +570,7 @@ describe('agents', () => {
     expect(derive('wrong')).not.toBe(key);
     // Updating without a password keeps the hash.
     await post('agents', { id: stored.id, name: 'Ken', email: 'ken@shop.example' });
-    const after = JSON.parse(await readFile(join(s.dataDir, 'config.json'), 'utf8'));
+    const after = JSON.parse(await storedConfigText(s));
     expect(after.agents.find((a: { id: string }) => a.id === stored.id).password_hash).toBe(stored.password_hash);
   });
 });
@@ -615,7 +614,7 @@ describe('secrets stay in', () => {
   });
 
   it('never carries a stored secret to a new destination unless it is sent again', async () => {
-    const config = async () => readFile(join(s.dataDir, 'config.json'), 'utf8');
+    const config = () => storedConfigText(s);
     const smtp = { host: 'smtp.example', port: 587, user: 'shop' };
     for (const moved of [{ host: 'evil.example' }, { port: 2525 }, { user: 'someone-else' }]) {
       await post('mail', { smtp: { ...smtp, pass: 'smtp-pass-canary' } });

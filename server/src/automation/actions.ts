@@ -24,11 +24,21 @@ export async function runActions(
   event: TicketEventType,
   /** A change to make in the same write whatever the actions do (the scheduler marks an escalation fired). */
   mark?: (t: StoredTicket) => StoredTicket,
+  /**
+   * Checked on the latest record, under the ticket's lock: when it holds, nothing is applied (an
+   * escalation another scheduler pass has fired meanwhile fires no second time).
+   */
+  skip?: (t: StoredTicket) => boolean,
 ): Promise<Ticket | undefined> {
   const config = deps.configStore.get();
   const applied: Action[] = [];
   const now = () => deps.clock().toISOString();
+  let skipped = false;
   const updated = await deps.tickets[mode].update(ticketId, (current) => {
+    if (skip?.(current)) {
+      skipped = true;
+      return { ticket: current };
+    }
     let t: Ticket = structuredClone(current);
     for (const a of actions) {
       if (!fits(a, config)) {
@@ -49,7 +59,7 @@ export async function runActions(
     const next = changed ? derive({ ...t, updated_at: now() }, config) : current;
     return { ticket: mark ? mark(next) : next };
   });
-  if (!updated) return undefined;
+  if (!updated || skipped) return undefined;
   for (const a of applied) {
     if (a.type === 'notify' && mailConfigured(config.mail)) {
       await deps.outbox.enqueue(

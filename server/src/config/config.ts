@@ -33,6 +33,15 @@ const EnvSchema = z.object({
   TICKETING_CUSTOMER_MAIL_PER_HOUR: count.default(5),
   TICKETING_SCHEDULER_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   TICKETING_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
+  TICKETING_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'a PostgreSQL URL looks like postgres://user:password@host:5432/database')
+    .optional(),
+  TICKETING_DATABASE_POOL: z.coerce.number().int().min(2).max(1000).default(10),
+  TICKETING_DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
+  TICKETING_DATABASE_TLS: z.enum(['off', 'require', 'verify']).optional(),
+  TICKETING_DATABASE_CA_FILE: z.string().min(1).optional(),
+  TICKETING_DATABASE_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
 });
 
 export interface RateLimitConfig {
@@ -87,6 +96,23 @@ export interface Config {
   schedulerMs: number;
   /** Mails to one customer address that requests with a public key may cause per hour (mail/notify.ts). */
   customerMailPerHour: number;
+  /** Set: every store is in PostgreSQL and several instances may share it; unset: JSON files in dataDir. */
+  database: DatabaseConfig | undefined;
+}
+
+/** PostgreSQL as the store of every instance that names it (postgres/). */
+export interface DatabaseConfig {
+  url: string;
+  /** Connections per instance. */
+  pool: number;
+  /** Any statement running longer is cancelled (0: no limit). */
+  statementTimeoutMs: number;
+  /** off: plain; require: encrypted, certificate not checked; verify: encrypted, certificate and host name checked. Unset: the URL's sslmode decides. */
+  tls: 'off' | 'require' | 'verify' | undefined;
+  /** The certificate authority for `verify` (default: the system's). */
+  caFile: string | undefined;
+  /** How long the start waits for a database that does not answer yet. */
+  waitSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -130,5 +156,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     turnstileVerifyUrl: e.TICKETING_TURNSTILE_VERIFY_URL,
     schedulerMs: e.TICKETING_SCHEDULER_SECONDS * 1000,
     customerMailPerHour: e.TICKETING_CUSTOMER_MAIL_PER_HOUR,
+    database: e.TICKETING_DATABASE_URL
+      ? {
+          url: e.TICKETING_DATABASE_URL,
+          pool: e.TICKETING_DATABASE_POOL,
+          statementTimeoutMs: e.TICKETING_DATABASE_STATEMENT_TIMEOUT_MS,
+          tls: e.TICKETING_DATABASE_TLS,
+          caFile: e.TICKETING_DATABASE_CA_FILE,
+          waitSeconds: e.TICKETING_DATABASE_WAIT_SECONDS,
+        }
+      : undefined,
   };
 }

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChild } from '../test-support/child-server.js';
 import { streamUpload } from '../test-support/raw-upload.js';
 import { createTicket, makeKeys, PNG_1PX, startServer, type TestServer } from '../test-support/server.js';
-import { storedTickets } from '../test-support/stored-tickets.js';
+import { storedFileIds, storedTickets } from '../test-support/stored-tickets.js';
 import { sanitizeFileName } from './file-name.js';
 
 let s: TestServer;
@@ -138,11 +138,11 @@ describe('POST /upload', () => {
     expect(JSON.parse(over.body).error.code).toBe('file_too_large');
     const ticket = await s.call('GET', `/ticket?id=${t.id}`);
     expect(ticket.body.attachments).toHaveLength(1);
-    expect(await readdir(join(s.dataDir, 'live', 'files', t.id))).toHaveLength(1);
+    expect(await storedFileIds(s, t.id)).toHaveLength(1);
   });
 
   it('refuses an over-size attachment on /create and stores nothing', async () => {
-    const before = (await storedTickets(s.dataDir)).size;
+    const before = (await storedTickets(s)).size;
     const fields = { name: 'A', email: 'a@example.com', subject: 's', message: 'm' };
     const res = await streamUpload(`${s.base}/create`, s.keys.pk, fields, {
       name: 'big.txt',
@@ -150,7 +150,7 @@ describe('POST /upload', () => {
       field: 'attachments[]',
     });
     expect(res.status).toBe(413);
-    expect((await storedTickets(s.dataDir)).size).toBe(before);
+    expect((await storedTickets(s)).size).toBe(before);
   });
 });
 

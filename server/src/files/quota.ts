@@ -52,16 +52,16 @@ export class Quotas {
       );
     }
     if (storing === 'files' && actor.kind === 'customer') {
-      const wait = this.limiter.wait(uploadBucket(ip), this.config.quotas.uploadBytesPerHour);
+      const wait = await this.limiter.wait(uploadBucket(ip), this.config.quotas.uploadBytesPerHour);
       if (wait) throw this.exceeded(wait);
     }
   }
 
   /** Counts a customer's accepted files against its address's hourly quota; 429 when they do not fit. */
-  charge(actor: RequestActor, ip: string, sizes: number[]) {
+  async charge(actor: RequestActor, ip: string, sizes: number[]) {
     const bytes = sizes.reduce((sum, n) => sum + n, 0);
     if (actor.kind !== 'customer' || bytes === 0) return;
-    const wait = this.limiter.hit(uploadBucket(ip), this.config.quotas.uploadBytesPerHour, HOUR_MS, bytes);
+    const wait = await this.limiter.hit(uploadBucket(ip), this.config.quotas.uploadBytesPerHour, HOUR_MS, bytes);
     if (wait) throw this.exceeded(wait);
   }
 

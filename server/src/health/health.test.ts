@@ -7,6 +7,7 @@ import { ioError, setFaultInjector } from '../store/faults.js';
 import { LAYOUT } from '../store/layout.js';
 import { eventually } from '../test-support/receiver.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
+import { cutOffTestDatabase, reopenTestDatabase } from '../test-support/test-database.js';
 
 let now = new Date('2026-11-23T10:00:00Z').getTime();
 const clock = () => new Date(now);
@@ -51,27 +52,32 @@ describe('/health and /ready', () => {
     expect((await probe(s, '/health', 'HEAD')).status).toBe(200);
   });
 
-  it('/ready names the store when the data directory stops taking writes, and recovers', async () => {
+  it('/ready names the store when the data directory stops taking writes (or the database goes away), and recovers', async () => {
     const s = await server();
     expect((await probe(s, '/ready')).status).toBe(200);
-    setFaultInjector((op) => {
-      if (op !== 'fsync-dir') throw ioError('EROFS', op);
-    });
+    if (s.databaseUrl) await cutOffTestDatabase(s.databaseUrl);
+    else
+      setFaultInjector((op) => {
+        if (op !== 'fsync-dir') throw ioError('EROFS', op);
+      });
     // Within the cache window the last answer stands: probes do not cost two fsyncs each.
-    expect((await probe(s, '/ready')).status).toBe(200);
+    // (A database cut off fails the outbox's check at once: it cannot be read.)
+    if (!s.databaseUrl) expect((await probe(s, '/ready')).status).toBe(200);
     now += 2000;
     const down = await probe(s, '/ready');
     expect(down.status).toBe(503);
     expect(down.body).toMatchObject({
       status: 'not_ready',
-      failing: ['store'],
-      checks: { store: { ok: false, error: 'EROFS' } },
+      // Without its database the outbox cannot be read either.
+      failing: s.databaseUrl ? ['store', 'outbox'] : ['store'],
+      checks: { store: { ok: false, error: s.databaseUrl ? 'database_unreachable' : 'EROFS' } },
     });
     expect(down.text).not.toContain(s.dataDir); // no paths to an anonymous caller
     expect((await probe(s, '/health')).status).toBe(200); // the process still answers
     expect(s.logs.some((l) => l.includes('"msg":"not ready"'))).toBe(true);
 
     setFaultInjector(undefined);
+    if (s.databaseUrl) await reopenTestDatabase(s.databaseUrl);
     now += 2000;
     expect((await probe(s, '/ready')).status).toBe(200);
   });
@@ -120,7 +126,7 @@ describe('/health and /ready', () => {
     expect(stuck.body.checks.outbox).toEqual({ ok: false, error: 'jobs_overdue', pending: 1, overdue: 1 });
 
     held[0]!.writeHead(200).end('{}');
-    await eventually(() => s.running.deps.outbox.pending.length === 0, 5000, 'the delivery to finish');
+    await eventually(async () => (await s.running.deps.outbox.pending()).length === 0, 5000, 'the delivery to finish');
     expect((await probe(s, '/ready')).status).toBe(200);
   });
 });

@@ -21,7 +21,7 @@ interface Check {
 
 /**
  * GET /health: the process answers. GET /ready: it can do its work — the data directory takes a real
- * durable write and delete, and the outbox is moving. No key (probes have none), small JSON, never cached.
+ * durable write and delete (or the database answers), and the outbox is moving. No key (probes have none), small JSON, never cached.
  * Failures name the check and an error code, never a path or a message that could carry one.
  */
 export function health(deps: Deps, options: HealthOptions = {}): Middleware {
@@ -35,6 +35,14 @@ export function health(deps: Deps, options: HealthOptions = {}): Middleware {
     const now = deps.clock().getTime();
     if (!store || now - store.at >= storeCacheMs) {
       const result = (async (): Promise<Check> => {
+        if (deps.storeProbe) {
+          try {
+            await deps.storeProbe();
+            return { ok: true };
+          } catch {
+            return { ok: false, error: 'database_unreachable' };
+          }
+        }
         try {
           await writeFileDurable(probePath, new Date(now).toISOString());
           await unlinkDurable(probePath);
@@ -48,9 +56,14 @@ export function health(deps: Deps, options: HealthOptions = {}): Middleware {
     return store.result;
   };
 
-  const outboxCheck = (): Check => {
+  const outboxCheck = async (): Promise<Check> => {
     const now = deps.clock().getTime();
-    const pending = deps.outbox.pending;
+    let pending;
+    try {
+      pending = await deps.outbox.pending();
+    } catch {
+      return { ok: false, error: 'unreadable' };
+    }
     const stuck = pending.filter((j) => now - Date.parse(j.next_attempt_at) > outboxStuckMs).length;
     return stuck
       ? { ok: false, error: 'jobs_overdue', pending: pending.length, overdue: stuck }
@@ -76,7 +89,7 @@ export function health(deps: Deps, options: HealthOptions = {}): Middleware {
       ctx.body = { status: 'ok', version: deps.version };
       return;
     }
-    const checks: Record<string, Check> = { store: await storeCheck(), outbox: outboxCheck() };
+    const checks: Record<string, Check> = { store: await storeCheck(), outbox: await outboxCheck() };
     if (options.stopping?.aborted) checks.shutdown = { ok: false, error: 'stopping' };
     const failing = Object.keys(checks).filter((name) => !checks[name]!.ok);
     const ready = failing.length === 0;

@@ -257,7 +257,7 @@ describe('CORS', () => {
   it('refuses a public key with origins from another origin', async () => {
     const { createKey } = await import('../keys/keys.js');
     const { key, stored } = createKey('public', 'live', { origins: ['https://allowed.example'] });
-    await s.running.deps.configStore.update((d) => void d.keys.push(stored));
+    await s.running.deps.keys.add(stored);
     const other = await s.call('GET', '/meta', { key, headers: { Origin: 'https://evil.example' } });
     expect(other.status).toBe(403);
     expect(other.body.error.code).toBe('origin_not_allowed');

@@ -20,6 +20,11 @@ export interface MountOptions {
   limiter: RateLimiter;
   /** For routes that store what they are sent (RouteDef.stores): free disk space and quotas (files/quota.ts). */
   storing(actor: RequestActor, ip: string, stores: 'text' | 'files'): Promise<void>;
+  /**
+   * Runs a write route's handler as one unit of work (store/unit-of-work.ts): with PostgreSQL, one
+   * transaction, committed before the answer is written.
+   */
+  unit: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 const bodyOptions = (route: RouteDef<never>): BodyOptions => {
@@ -54,7 +59,7 @@ export function mountRoutes<D>(router: Router, routes: readonly RouteDef<D>[], d
         if (route.module && actor.kind === 'customer' && !options.moduleEnabled(route.module)) {
           throw moduleDisabled(route.module);
         }
-        checkRateLimit(options.limiter, options.rateLimit, actor, ctx.ip, route.rateLimit);
+        await checkRateLimit(options.limiter, options.rateLimit, actor, ctx.ip, route.rateLimit);
         if (route.stores) await options.storing(actor, ctx.ip, route.stores);
       }
       const query = route.query ? validate(route.query, ctx.query) : undefined;
@@ -70,7 +75,9 @@ export function mountRoutes<D>(router: Router, routes: readonly RouteDef<D>[], d
         header: (name: RequestHeader) => ctx.get(name) || undefined,
         ctx,
       };
-      const reply = await route.handler(req, deps);
+      // Reads need no unit; a write's ticket, deliveries and audit entry are stored together.
+      const reply =
+        route.method === 'get' ? await route.handler(req, deps) : await options.unit(() => route.handler(req, deps));
       for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
       ctx.status = reply.status ?? status;
       if (reply.etag !== undefined) {

@@ -36,12 +36,12 @@ export function bearerKey(keys: KeyStore, failures: KeyFailureLimit): Credential
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) return undefined;
     const bucket = `key-failures|${ctx.ip}`;
-    const wait = failures.limiter.wait(bucket, failures.perMinute);
+    const wait = await failures.limiter.wait(bucket, failures.perMinute);
     if (wait) throw rateLimited(wait);
     const key = match[1]!;
     const found = isWellFormedKey(key) ? await keys.find(sha256(key)) : undefined;
     if (!found) {
-      failures.limiter.count(bucket, 60_000);
+      await failures.limiter.count(bucket, 60_000);
       throw new ApiError(401, 'invalid_api_key', 'This API key is not valid, or it was revoked.');
     }
     return keyActor(found, key);

@@ -1,7 +1,6 @@
 import type { Deps } from '../deps.js';
 import type { TicketEvent } from '../events/events.js';
 import { openState } from '../hours/business-hours.js';
-import { RateLimiter } from '../http/rate-limit.js';
 import { mailConfigured, type MailMessage } from './mailer.js';
 import {
   autoreplyMail,
@@ -23,7 +22,6 @@ const HOUR = 3_600_000;
  *    agents_on_customer_reply.
  */
 export function mailListener(deps: Deps) {
-  const perRecipient = new RateLimiter(() => deps.clock().getTime());
   return async (e: TicketEvent) => {
     const config = deps.configStore.get();
     const { mail } = config;
@@ -39,7 +37,7 @@ export function mailListener(deps: Deps) {
     const queueForCustomer = async (m: MailMessage) => {
       if (e.actor.kind === 'customer') {
         const address = e.ticket.email.trim().toLowerCase();
-        if (perRecipient.hit(address, deps.config.customerMailPerHour, HOUR)) {
+        if (await deps.rateLimiter.hit(`customer-mail|${address}`, deps.config.customerMailPerHour, HOUR)) {
           deps.logger.warn(
             { ticket: e.ticket.id, limit: deps.config.customerMailPerHour },
             'mail: this customer address had its mails for the hour; this one is not sent',

@@ -84,7 +84,7 @@ describe('test mode', () => {
     const live = await createTicket(s, { subject: 'live marker' });
     await smtp.waitFor(3); // confirmation, the agents, the rule's notify
     await eventually(() => hook.received.length >= 2, 5000, 'the live webhooks'); // the module's and the rule's
-    await eventually(() => s.running.deps.outbox.pending.length === 0, 5000, 'the outbox to empty');
+    await eventually(async () => (await s.running.deps.outbox.pending()).length === 0, 5000, 'the outbox to empty');
 
     expect(smtp.received.map((m) => m.subject).sort()).toEqual([
       'New ticket: live marker',
@@ -156,7 +156,7 @@ describe('/admin?r=outbox', () => {
       at: now.toISOString(),
     });
 
-    for (let i = 0; i < BACKOFF.mail.length && s.running.deps.outbox.pending.length; i++) {
+    for (let i = 0; i < BACKOFF.mail.length && (await s.running.deps.outbox.pending()).length; i++) {
       now = new Date(now.getTime() + 5 * 3_600_000);
       await s.running.scheduler.tick();
     }

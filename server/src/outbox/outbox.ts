@@ -1,26 +1,12 @@
-import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { AppendLog } from '../store/append-log.js';
-import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
 import { newId } from '../model/index.js';
 import type { JobKind, KeyMode, OutboxEntry, SettledState } from '../model/index.js';
+import type { Job, JobStore } from '../store/job-store.js';
 import type { LogStore } from '../store/log-store.js';
+import { afterCommit } from '../store/unit-of-work.js';
 
-export type { JobKind, OutboxEntry, SettledState };
-
-export interface Job<P = unknown> {
-  id: string;
-  kind: JobKind;
-  /** Always live: test mode sends nothing (jobs stored before modes were recorded have none). */
-  mode?: KeyMode;
-  payload: P;
-  attempts: number;
-  created_at: string;
-  next_attempt_at: string;
-  last_error: string | null;
-}
+export type { Job, JobKind, OutboxEntry, SettledState };
 
 function summary(kind: JobKind, payload: unknown): Pick<OutboxEntry, 'to' | 'subject' | 'url' | 'event'> {
   const p = payload as { to?: string[]; subject?: string; url?: string; type?: string };
@@ -42,13 +28,16 @@ export type Sender = (job: Job) => Promise<void>;
 /** Deliveries under way at once (the SMTP pool has fewer connections; mail waits for one there). */
 export const OUTBOX_CONCURRENCY = 4;
 
+/** Jobs one pass claims at most (a burst after an outage goes out over several passes). */
+const CLAIM = 100;
+
 /**
- * Durable delivery queue: data/outbox/<id>.json, one file per pending job, written (fsynced) before
- * the request that caused it is answered. Jobs are sent in the background, retried with backoff, and
- * survive a restart; a sent job's file is removed, a job out of retries is logged and removed.
+ * Durable delivery queue: each job is stored (a file in data/outbox, or a row shared by every instance)
+ * before the request that caused it is answered. Jobs are sent in the background, retried with backoff,
+ * and survive a restart; a sent job is removed, a job out of retries is logged and removed. A job is
+ * claimed before it is sent, so with several instances it is sent by one of them.
  */
 export class Outbox {
-  private jobs = new Map<string, Job>();
   private senders = new Map<JobKind, Sender>();
   private running: Promise<void> | undefined;
   private again = false;
@@ -56,45 +45,29 @@ export class Outbox {
   /** Set by stop(): no new sends; 'closed' once stop() has recorded what was in flight. */
   private stopped: false | 'stopping' | 'closed' = false;
 
-  private constructor(
-    private readonly dir: string,
+  constructor(
+    private readonly jobs: JobStore,
     private readonly settled: LogStore<OutboxEntry>,
     private readonly clock: () => Date,
     private readonly logger: Logger,
   ) {}
 
-  static async open(dataDir: string, clock: () => Date, logger: Logger): Promise<Outbox> {
-    const dir = join(dataDir, 'outbox');
-    await makeDir(dir);
-    await removeStaleTemps(dir);
-    const settled = await AppendLog.open<OutboxEntry>(join(dataDir, 'outbox_log.jsonl'));
-    const outbox = new Outbox(dir, settled, clock, logger);
-    for (const name of await readdir(dir)) {
-      if (!name.endsWith('.json')) continue;
-      try {
-        const job = JSON.parse(await readFile(join(dir, name), 'utf8')) as Job;
-        outbox.jobs.set(job.id, job);
-      } catch {
-        logger.error({ file: join(dir, name) }, 'outbox: unreadable job file left in place');
-      }
-    }
-    return outbox;
-  }
-
   handle(kind: JobKind, sender: Sender) {
     this.senders.set(kind, sender);
   }
 
-  get pending(): Job[] {
-    return [...this.jobs.values()];
+  /** Every job waiting (on every instance). */
+  pending(): Promise<Job[]> {
+    return this.jobs.pending();
   }
 
   /**
-   * Stores the job durably, then starts sending in the background. In test mode nothing is sent: the
-   * outbox only records what would have gone (a staging site wired with test keys must not mail real
-   * people or call real endpoints). If the disk refuses the job, it is still sent from memory (and its
-   * retries recorded when the disk takes writes again): the request that caused it has already stored
-   * its ticket and will be answered as a success.
+   * Stores the job durably, then starts sending in the background once what the request wrote is
+   * committed. In test mode nothing is sent: the outbox only records what would have gone (a staging
+   * site wired with test keys must not mail real people or call real endpoints). If the JSON store's
+   * disk refuses the job, it is still sent from memory: the request that caused it has already stored
+   * its ticket and will be answered as a success. (In PostgreSQL the job is part of the request's
+   * transaction: a refused job means no ticket either, and an error answer.)
    */
   async enqueue<P>(kind: JobKind, payload: P, mode: KeyMode): Promise<void> {
     if (mode === 'test') return this.hold(kind, payload, mode, 'suppressed_test', null);
@@ -110,12 +83,12 @@ export class Outbox {
       last_error: null,
     };
     try {
-      await writeFileDurable(this.path(job.id), JSON.stringify(job));
+      await this.jobs.add(job);
     } catch (err) {
+      if (!this.jobs.holdsUnstored) throw err;
       this.logger.error({ job: job.id, kind, err }, 'outbox: could not store the job; sending it from memory');
     }
-    this.jobs.set(job.id, job);
-    void this.process();
+    afterCommit(() => void this.process());
   }
 
   /** Records a delivery that is not sent (test mode, a limit), for /admin?r=outbox. */
@@ -136,7 +109,7 @@ export class Outbox {
 
   /** Pending jobs, then what was settled, newest first. */
   async list(limit: number): Promise<OutboxEntry[]> {
-    const queued = [...this.jobs.values()]
+    const queued = (await this.jobs.pending())
       .map((j) => this.entry(j, 'queued'))
       .sort((a, b) => b.created_at.localeCompare(a.created_at));
     return [...queued, ...(await this.settled.recent(limit))].slice(0, limit);
@@ -167,8 +140,8 @@ export class Outbox {
     this.running = (async () => {
       do {
         this.again = false;
-        const now = this.clock().getTime();
-        const due = [...this.jobs.values()].filter((j) => Date.parse(j.next_attempt_at) <= now);
+        const due = await this.jobs.claimDue(this.clock(), CLAIM);
+        if (due.length === CLAIM) this.again = true; // more may be due than one pass claims
         // A few at a time: a burst of due jobs (after an SMTP outage, a restart) must not open a
         // connection or a request per job at once. None is started once the outbox is stopping.
         const worker = async () => {
@@ -179,21 +152,30 @@ export class Outbox {
           }
         };
         await Promise.all(Array.from({ length: OUTBOX_CONCURRENCY }, worker));
+        // Claimed, not started (the outbox is stopping): released for the next start or another instance.
+        for (const j of due.splice(0))
+          await this.jobs
+            .save(j)
+            .catch((err: unknown) => this.logger.error({ job: j.id, err }, 'outbox: could not release a job'));
       } while (this.again && !this.stopped);
-    })().finally(() => (this.running = undefined));
+    })()
+      .catch((err: unknown) => this.logger.error({ err }, 'outbox: a pass failed'))
+      .finally(() => (this.running = undefined));
     return this.running;
   }
 
   private async attempt(job: Job) {
     const sender = this.senders.get(job.kind);
-    if (!sender) return;
+    if (!sender) {
+      await this.jobs.save(job);
+      return;
+    }
     job.attempts++;
     this.inFlight.add(job);
     try {
       await sender(job);
       if (this.stopped === 'closed') return; // recorded by stop(): sent again after the restart
-      this.jobs.delete(job.id);
-      await unlinkDurable(this.path(job.id));
+      await this.jobs.remove(job.id);
     } catch (err) {
       if (this.stopped === 'closed') return;
       const delays = BACKOFF[job.kind];
@@ -204,8 +186,7 @@ export class Outbox {
           { job: job.id, kind: job.kind, attempts: job.attempts, error: job.last_error },
           'outbox: giving up',
         );
-        this.jobs.delete(job.id);
-        await unlinkDurable(this.path(job.id)).catch(() => {});
+        await this.jobs.remove(job.id).catch(() => {});
         await this.settled
           .append(this.entry(job, 'failed'))
           .catch((e: unknown) => this.logger.error({ job: job.id, err: e }, 'outbox: could not record the failure'));
@@ -216,9 +197,9 @@ export class Outbox {
         { job: job.id, kind: job.kind, attempts: job.attempts, retry_at: job.next_attempt_at, error: job.last_error },
         'outbox: will retry',
       );
-      await writeFileDurable(this.path(job.id), JSON.stringify(job)).catch((e: unknown) =>
-        this.logger.error({ job: job.id, err: e }, 'outbox: could not record the retry'),
-      );
+      await this.jobs
+        .save(job)
+        .catch((e: unknown) => this.logger.error({ job: job.id, err: e }, 'outbox: could not record the retry'));
     } finally {
       this.inFlight.delete(job);
     }
@@ -227,7 +208,7 @@ export class Outbox {
   /**
    * For shutdown: starts no more sends, gives those in flight `graceMs` to end, and records the ones
    * still on their way as an attempt cut short, due at once: after the restart they are sent again
-   * (a receiver may see one twice; none is lost). Queued jobs are on disk already.
+   * (a receiver may see one twice; none is lost). Queued jobs are stored already.
    */
   async stop(graceMs: number) {
     this.stopped = 'stopping';
@@ -239,9 +220,11 @@ export class Outbox {
       [...this.inFlight].map((job) => {
         job.last_error = 'interrupted by shutdown';
         job.next_attempt_at = now;
-        return writeFileDurable(this.path(job.id), JSON.stringify(job)).catch((err: unknown) =>
-          this.logger.error({ job: job.id, err }, 'outbox: could not record the interrupted attempt'),
-        );
+        return this.jobs
+          .save(job)
+          .catch((err: unknown) =>
+            this.logger.error({ job: job.id, err }, 'outbox: could not record the interrupted attempt'),
+          );
       }),
     );
     this.stopped = 'closed';
@@ -254,9 +237,5 @@ export class Outbox {
 
   close() {
     return this.settled.close();
-  }
-
-  private path(id: string) {
-    return join(this.dir, `${id}.json`);
   }
 }

@@ -10,6 +10,7 @@ import {
   type RequestActor,
 } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
+import type { KeyStore } from '../store/key-store.js';
 
 /** What the portal routes need from the app. */
 export interface PortalDeps {
@@ -18,6 +19,8 @@ export interface PortalDeps {
   /** Where links in mail point: TICKETING_PUBLIC_URL, else the address the server is bound to. */
   publicUrl: () => string;
   version: string;
+  /** The widget's public key of the mode, for a secret key's view of the widget configuration. */
+  keys: KeyStore;
 }
 
 const route = routeFor<PortalDeps>();
@@ -74,7 +77,8 @@ const widgetConfig = route({
     const publicKey =
       actor.kind === 'customer'
         ? actor.key.public
-        : (data.keys.find((k) => k.kind === 'public' && k.mode === actor.mode && !k.revoked_at)?.key ?? null);
+        : ((await deps.keys.list()).find((k) => k.kind === 'public' && k.mode === actor.mode && !k.revoked_at)?.key ??
+          null);
     return {
       body: {
         design: data.design,

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../keys/keys.js';
 import { startServer, type TestServer } from '../test-support/server.js';
+import { storedAuditText, storedConfigText } from '../test-support/stored-tickets.js';
 
 let s: TestServer;
 let now = new Date('2026-11-23T08:30:00Z'); // Monday 09:30 in Berlin
@@ -76,8 +75,8 @@ describe('/widget-config', () => {
 
   it('gives a secret key the first public key of its mode', async () => {
     const { stored } = createKey('public', 'test');
-    await s.running.deps.configStore.update((d) => void d.keys.push(stored));
-    const firstLive = s.running.deps.configStore.get().keys.find((k) => k.kind === 'public' && k.mode === 'live');
+    await s.running.deps.keys.add(stored);
+    const firstLive = (await s.running.deps.keys.list()).find((k) => k.kind === 'public' && k.mode === 'live');
     expect((await s.call('GET', '/widget-config')).body.public_key).toBe(firstLive!.key);
     expect((await s.call('GET', '/widget-config', { key: s.keys.skTest })).body.public_key).toBe(stored.key);
   });
@@ -170,10 +169,10 @@ describe('secrets never leave', () => {
         answers.push((await r.call('POST', '/admin?r=mail', { key, json: { smtp: { port: 'x' } } })).text);
         answers.push((await r.call('POST', '/settings', { key, json: { smtp: { host: 5 } } })).text);
       }
-      const config = await readFile(join(r.dataDir, 'config.json'), 'utf8');
+      const config = await storedConfigText(r);
       expect(config).toContain(`${CANARY}-smtp`.replace(`${CANARY}-smtp`, `${CANARY}-settings`)); // stored, as it must be to send mail
       expect(config).not.toContain(`${CANARY}-password`); // hashed
-      const audit = await readFile(join(r.dataDir, 'audit.jsonl'), 'utf8');
+      const audit = await storedAuditText(r);
 
       for (const text of [...answers, ...r.logs, audit]) expect(text).not.toContain(CANARY);
       for (const text of [...answers, ...r.logs, audit])

@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamUpload } from '../test-support/raw-upload.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
-import { storedTickets } from '../test-support/stored-tickets.js';
+import { storedFile, storedTickets } from '../test-support/stored-tickets.js';
 
 let s: TestServer;
 let ticketId = '';
@@ -61,7 +59,7 @@ describe('the upload corpus', () => {
     const res = await upload('archive.zip', zip);
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ size: zip.length, type: 'application/zip' });
-    const stored = readFileSync(join(s.dataDir, 'live', 'files', ticketId, res.body.id));
+    const stored = await storedFile(s, ticketId, res.body.id);
     expect(stored.equals(zip)).toBe(true);
     const down = await fetch(`${s.base}/file?ticket_id=${ticketId}&file_id=${res.body.id}`, {
       headers: { Authorization: `Bearer ${s.keys.sk}` },
@@ -110,7 +108,7 @@ describe('the upload corpus', () => {
     const traversal = await upload('../../../../etc/passwd.txt', 'root:x');
     expect(traversal.body.name).toBe('passwd.txt');
     // Nothing escaped the ticket's own folder: every stored file has a generated name.
-    const stored = (await storedTickets(s.dataDir)).get(ticketId)!;
+    const stored = (await storedTickets(s)).get(ticketId)!;
     expect(stored).not.toContain('../');
   });
 

@@ -13,6 +13,11 @@ const DAY = 24 * 60 * MINUTE;
  * The in-process timer behind time-based settings. Each tick fires due escalations, closes idle
  * tickets (autoclose) and sends due mail and webhook retries. Time comes from deps.clock, so tests move
  * the clock and call tick() instead of waiting.
+ *
+ * With several instances on one database, escalation and autoclose run on the leader only
+ * (deps.leadership: an advisory lock, taken over by another instance when the leader dies); each
+ * ticket's change is one unit of work, and an escalation is marked fired in the same write that
+ * fires it, checked under the ticket's lock, so it fires once. Every instance sends due deliveries.
  */
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
@@ -36,13 +41,21 @@ export class Scheduler {
   /** One pass; a tick while one runs waits for it instead of starting another. */
   tick(): Promise<void> {
     this.ticking ??= (async () => {
-      for (const mode of ['live', 'test'] as const) {
-        await this.escalate(mode);
-        await this.autoclose(mode);
+      if (await this.deps.leadership.lead()) {
+        for (const mode of ['live', 'test'] as const) {
+          await this.escalate(mode);
+          await this.autoclose(mode);
+        }
+        await this.deps.leadership.housekeeping();
       }
       await this.deps.outbox.process();
     })().finally(() => (this.ticking = undefined));
     return this.ticking;
+  }
+
+  /** Waits for a tick in progress (a clean stop). */
+  async idle() {
+    await this.ticking?.catch(() => {});
   }
 
   /** Each entry fires once per ticket, when its condition still holds `after_minutes` after creation. */
@@ -62,14 +75,18 @@ export class Scheduler {
     }
     for (const { id, entry } of due) {
       const mark = (t: StoredTicket) => ({ ...t, escalated: [...(t.escalated ?? []), entry.id] });
-      await runActions(
-        this.deps,
-        mode,
-        id,
-        entry.actions,
-        { kind: 'escalation', id: entry.id },
-        'ticket.status_changed',
-        mark,
+      const fired = (t: StoredTicket) => (t.escalated ?? []).includes(entry.id);
+      await this.deps.unit(() =>
+        runActions(
+          this.deps,
+          mode,
+          id,
+          entry.actions,
+          { kind: 'escalation', id: entry.id },
+          'ticket.status_changed',
+          mark,
+          fired,
+        ),
       );
     }
   }
@@ -84,25 +101,28 @@ export class Scheduler {
     for await (const t of this.deps.tickets[mode].scan()) {
       if (autoclose.statuses.includes(t.item.status) && Date.parse(t.lastCustomerAt) <= cutoff) idle.push(t.item.id);
     }
-    for (const id of idle) {
-      let previous: StoredTicket | undefined;
-      const updated = await this.deps.tickets[mode].update(id, (current) => {
-        previous = current;
-        // Checked again under the ticket's lock: the customer may have written in the meantime.
-        const fresh = this.deps.configStore.get();
-        const last = current.replies.filter((r) => r.from_customer).at(-1)?.created_at ?? current.created_at;
-        if (!fresh.autoclose.statuses.includes(current.status) || Date.parse(last) > cutoff) return { ticket: current };
-        const at = this.deps.clock().toISOString();
-        return { ticket: derive(setStatus(current, firstClosedStatus(fresh.statuses), fresh.statuses, at), fresh) };
-      });
-      if (!updated || updated.status === previous?.status) continue;
-      await this.deps.events.emit({
-        type: 'ticket.status_changed',
-        mode,
-        actor: SYSTEM,
-        ticket: updated,
-        previous,
-      });
-    }
+    for (const id of idle) await this.deps.unit(() => this.close(mode, id, cutoff));
+  }
+
+  /** Closes one idle ticket, its event's deliveries and audit entry with it. */
+  private async close(mode: KeyMode, id: string, cutoff: number) {
+    let previous: StoredTicket | undefined;
+    const updated = await this.deps.tickets[mode].update(id, (current) => {
+      previous = current;
+      // Checked again under the ticket's lock: the customer may have written in the meantime.
+      const fresh = this.deps.configStore.get();
+      const last = current.replies.filter((r) => r.from_customer).at(-1)?.created_at ?? current.created_at;
+      if (!fresh.autoclose.statuses.includes(current.status) || Date.parse(last) > cutoff) return { ticket: current };
+      const at = this.deps.clock().toISOString();
+      return { ticket: derive(setStatus(current, firstClosedStatus(fresh.statuses), fresh.statuses, at), fresh) };
+    });
+    if (!updated || updated.status === previous?.status) return;
+    await this.deps.events.emit({
+      type: 'ticket.status_changed',
+      mode,
+      actor: SYSTEM,
+      ticket: updated,
+      previous,
+    });
   }
 }

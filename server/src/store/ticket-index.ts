@@ -7,14 +7,19 @@ interface Entry extends AutomationFacts {
   message: string;
 }
 
-function entryOf(t: StoredTicket): Entry {
+/** What the scheduler needs to know of a ticket (every store keeps it beside the list view). */
+export function automationFacts(t: StoredTicket): AutomationFacts {
   let lastCustomerAt = t.created_at;
   let firstResponseAt: string | null = null;
   for (const r of t.replies) {
     if (r.from_customer) lastCustomerAt = r.created_at;
     else firstResponseAt ??= r.created_at;
   }
-  return { item: listItem(t), message: t.message, firstResponseAt, lastCustomerAt, escalated: t.escalated ?? [] };
+  return { firstResponseAt, lastCustomerAt, escalated: t.escalated ?? [] };
+}
+
+function entryOf(t: StoredTicket): Entry {
+  return { item: listItem(t), message: t.message, ...automationFacts(t) };
 }
 
 /**

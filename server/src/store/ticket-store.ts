@@ -14,6 +14,16 @@ export interface IdempotencyRecord {
   at: string;
 }
 
+/**
+ * A store refused an Idempotency-Key because a request elsewhere (another instance) stored it first,
+ * or is storing it now: the caller recalls what that request made instead of filing it twice.
+ */
+export class IdempotencyKeyTaken extends Error {
+  constructor(readonly key: string) {
+    super('This Idempotency-Key was stored by another request meanwhile.');
+  }
+}
+
 /** Internal fields of the stored record that no view shows. */
 export type StoredTicket = Ticket & {
   /** Escalation entries that have fired for this ticket. */

@@ -7,6 +7,7 @@ import { boot, type RunningServer } from '../boot.js';
 import { loadConfig } from '../config/config.js';
 import { randomToken } from '../model/index.js';
 import { AnswerChecker } from './openapi-check.js';
+import { createTestDatabase, dropTestDatabase, testStore } from './test-database.js';
 
 export interface TestKeys {
   pk: string;
@@ -36,6 +37,8 @@ export interface TestServer {
   url: string;
   keys: TestKeys;
   dataDir: string;
+  /** With the PostgreSQL store (TICKETING_TEST_STORE=postgres): the server's database. */
+  databaseUrl: string | undefined;
   running: RunningServer;
   logs: string[];
   call<T = any>(method: string, path: string, opts?: CallOptions): Promise<Answer<T>>;
@@ -50,8 +53,33 @@ export const makeKeys = (): TestKeys => ({
 });
 
 /**
- * A real server on a free loopback port with a fresh temporary data directory. Keys come in through
- * TICKETING_KEYS, as automation would pass them. Logs are captured so tests can read them.
+ * The store of a test data directory: nothing more with the JSON files (the directory is the store);
+ * with PostgreSQL, a database of its own, made on the first start and found again on a restart on the
+ * same directory, so a test that restarts a server finds what it stored.
+ */
+const databases = new Map<string, { name: string; url: string }>();
+
+export async function storeEnv(dataDir: string): Promise<Record<string, string>> {
+  if (testStore() !== 'postgres') return { TICKETING_DATA_DIR: dataDir };
+  let db = databases.get(dataDir);
+  if (!db) databases.set(dataDir, (db = await createTestDatabase()));
+  return { TICKETING_DATA_DIR: dataDir, TICKETING_DATABASE_URL: db.url };
+}
+
+/** Removes a test data directory and, with PostgreSQL, its database. */
+export async function removeStore(dataDir: string) {
+  await rm(dataDir, { recursive: true, force: true });
+  const db = databases.get(dataDir);
+  if (db) {
+    databases.delete(dataDir);
+    await dropTestDatabase(db.name);
+  }
+}
+
+/**
+ * A real server on a free loopback port with a fresh temporary data directory (and, when the tests
+ * run on PostgreSQL, a fresh database). Keys come in through TICKETING_KEYS, as automation would pass
+ * them. Logs are captured so tests can read them.
  */
 export async function startServer(
   options: {
@@ -61,6 +89,10 @@ export async function startServer(
     clock?: () => Date;
     /** What the server fetches the outside world with (Turnstile); a stand-in in tests that need one. */
     fetch?: typeof globalThis.fetch;
+    /** Another test server's database: this one is a second instance on it (PostgreSQL only). */
+    databaseUrl?: string;
+    /** On JSON files in the data directory, whichever store the test run is on (the move's source). */
+    files?: boolean;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'ticketing-test-')));
@@ -72,8 +104,13 @@ export async function startServer(
       done();
     },
   });
+  const env = options.databaseUrl
+    ? { TICKETING_DATA_DIR: dataDir, TICKETING_DATABASE_URL: options.databaseUrl }
+    : options.files
+      ? { TICKETING_DATA_DIR: dataDir }
+      : await storeEnv(dataDir);
   const config = loadConfig({
-    TICKETING_DATA_DIR: dataDir,
+    ...env,
     TICKETING_PORT: '0',
     TICKETING_KEYS: Object.values(keys).join(','),
     TICKETING_RATE_LIMIT: 'off',
@@ -132,12 +169,13 @@ export async function startServer(
     url: running.url,
     keys,
     dataDir,
+    databaseUrl: env.TICKETING_DATABASE_URL,
     running,
     logs,
     call,
     async close({ keepData = false } = {}) {
       await running.close();
-      if (!keepData && !options.dataDir) await rm(dataDir, { recursive: true, force: true });
+      if (!keepData && !options.dataDir) await removeStore(dataDir);
     },
   };
 }

@@ -1,8 +1,6 @@
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PNG_1PX, startServer, ticketInput, type TestServer } from '../test-support/server.js';
-import { storedTickets } from '../test-support/stored-tickets.js';
+import { storedFileIds, storedTickets } from '../test-support/stored-tickets.js';
 
 let s: TestServer;
 
@@ -37,7 +35,7 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 /** The ids of the tickets stored on disk (files and journal). */
-const storedIds = async (mode: 'live' | 'test' = 'live') => [...(await storedTickets(s.dataDir, mode)).keys()].sort();
+const storedIds = async (mode: 'live' | 'test' = 'live') => [...(await storedTickets(s, mode)).keys()].sort();
 
 describe('POST /create', () => {
   it('creates a ticket from JSON with a public key and answers the public view', async () => {
@@ -169,7 +167,7 @@ describe('POST /create', () => {
       reply_id: null,
     });
     expect(res.body.attachments[1]).toMatchObject({ name: 'notes.txt', type: 'text/plain; charset=utf-8' });
-    const stored = await readdir(join(s.dataDir, 'live', 'files', res.body.id));
+    const stored = await storedFileIds(s, res.body.id);
     expect(stored.sort()).toEqual(res.body.attachments.map((a: { id: string }) => a.id).sort());
   });
 

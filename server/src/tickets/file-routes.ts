@@ -56,7 +56,7 @@ const upload = route({
     if (!file) throw validationError('file', 'is required');
     const owns = ownerCheck(actor, input.email);
     const checked = await checkFile(file, 'file');
-    deps.quotas.charge(actor, ip, [checked.data.length]);
+    await deps.quotas.charge(actor, ip, [checked.data.length]);
     let attachment: Attachment | undefined;
     const updated = await deps.tickets[actor.mode].update(input.ticket_id, (current) => {
       const ticket = structuredClone(owns(current));

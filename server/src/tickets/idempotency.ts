@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
-import { IDEMPOTENCY_MS, type IdempotencyRecord } from '../store/ticket-store.js';
+import { IDEMPOTENCY_MS, IdempotencyKeyTaken, type IdempotencyRecord } from '../store/ticket-store.js';
 
 export type { IdempotencyRecord };
 
@@ -26,8 +26,9 @@ const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
  * attempts are forgotten, so a retry after an error tries again.
  *
  * Answers live here in memory; the key itself is written with the ticket (`work` gets the record to
- * store), so after a restart `recall` finds it and the retry is answered with the ticket as it now
- * stands instead of filing it twice.
+ * store), so after a restart, or on another instance, `recall` finds it and the retry is answered with
+ * the ticket as it now stands instead of filing it twice. When two instances get the same key at once,
+ * the store lets one of them have it (IdempotencyKeyTaken) and the other answers what that one made.
  */
 export class IdempotencyCache {
   private entries = new Map<string, Entry>();
@@ -59,14 +60,25 @@ export class IdempotencyCache {
       // The same scope and key always run the same work, so the answer has the same type.
       return existing.answer as Promise<T>;
     }
-    const answer = (async () => {
+    const answerStored = async () => {
       const stored = await recall(id);
-      if (stored && Date.parse(stored.at) + IDEMPOTENCY_MS > now) {
-        if (stored.hash !== bodyHash) throw reused();
-        const again = await stored.answer();
-        if (again) return again;
+      if (!stored || Date.parse(stored.at) + IDEMPOTENCY_MS <= now) return undefined;
+      if (stored.hash !== bodyHash) throw reused();
+      return stored.answer();
+    };
+    const answer = (async () => {
+      const again = await answerStored();
+      if (again) return again;
+      try {
+        return await work({ key: id, hash: bodyHash, at: new Date(now).toISOString() });
+      } catch (err) {
+        // Another instance stored this key while we worked (the database's unique key said so, after
+        // that request committed): answer what it made, as a retry on that instance would get.
+        if (!(err instanceof IdempotencyKeyTaken)) throw err;
+        const theirs = await answerStored();
+        if (!theirs) throw err;
+        return theirs;
       }
-      return work({ key: id, hash: bodyHash, at: new Date(now).toISOString() });
     })();
     this.entries.set(id, { bodyHash, expiresAt: now + IDEMPOTENCY_MS, answer });
     this.trim(now);

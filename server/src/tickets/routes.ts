@@ -140,7 +140,7 @@ const create = route({
     const ticket = await idempotent(deps, actor, 'create', header('Idempotency-Key'), fingerprint, async (record) => {
       // Inside the idempotent block: a retry gets the first answer without being charged for its files
       // again or spending a second token.
-      deps.quotas.charge(actor, ip, sizes);
+      await deps.quotas.charge(actor, ip, sizes);
       if (customer && config.turnstile.enabled) {
         await deps.turnstile(config.turnstile.secret, input['cf-turnstile-response'], ip);
       }

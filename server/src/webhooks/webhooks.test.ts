@@ -1,9 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, startReceiver, type ReceivedRequest } from '../test-support/receiver.js';
-import { createTicket, startServer, type TestServer } from '../test-support/server.js';
+import { createTicket, removeStore, startServer, type TestServer } from '../test-support/server.js';
+import { storedConfigText, writeStoredConfigText } from '../test-support/stored-tickets.js';
 
 let now = new Date('2026-11-23T10:00:00Z');
 const clock = () => now;
@@ -163,7 +162,7 @@ describe('webhooks', () => {
     }
     const first = hook.received[0]!.at;
     expect(hook.received.length).toBe(7); // 1 + 6 retries
-    expect(s.running.deps.outbox.pending).toHaveLength(0);
+    expect(await s.running.deps.outbox.pending()).toHaveLength(0);
     expect(first).toBeLessThanOrEqual(hook.received[6]!.at);
   });
 });
@@ -270,8 +269,7 @@ describe('a configuration from before per-URL secrets', () => {
     );
     const first = await startServer({ clock, env });
     await first.close({ keepData: true });
-    const path = join(first.dataDir, 'config.json');
-    const old = JSON.parse(await readFile(path, 'utf8'));
+    const old = JSON.parse(await storedConfigText(first));
     delete old.webhook_secrets;
     old.modules = [
       { name: 'webhooks', enabled: true, settings: { url: `${a.url}/m`, secret: SECRET, events: ['ticket.created'] } },
@@ -286,8 +284,8 @@ describe('a configuration from before per-URL secrets', () => {
         actions: [{ type: 'webhook', value: `${b.url}/r` }],
       },
     ];
-    await writeFile(path, JSON.stringify(old));
-    const stored = async () => JSON.parse(await readFile(path, 'utf8'));
+    await writeStoredConfigText(first, JSON.stringify(old));
+    const stored = async () => JSON.parse(await storedConfigText(first));
 
     const second = await startServer({ clock, env, dataDir: first.dataDir, keys: first.keys });
     await createTicket(second);
@@ -302,7 +300,7 @@ describe('a configuration from before per-URL secrets', () => {
     const third = await startServer({ clock, env, dataDir: first.dataDir, keys: first.keys });
     cleanup.push(async () => {
       await third.close();
-      await rm(first.dataDir, { recursive: true, force: true });
+      await removeStore(first.dataDir);
     });
     await createTicket(third);
     await eventually(() => b.received.length === 2, 5000, 'the delivery after the restart');

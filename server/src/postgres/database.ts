@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import postgres from 'postgres';
+import type { DatabaseConfig } from '../config/config.js';
+import { StartupError } from '../store/startup-error.js';
+import { currentUnit, insideUnit, type Unit, type UnitOfWork } from '../store/unit-of-work.js';
+
+export type Sql = postgres.Sql;
+
+/** The URL with its password replaced: what messages and logs may show. */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'TICKETING_DATABASE_URL';
+  }
+}
+
+// Failures worth waiting out while a database comes up (a container starting beside this one).
+const TRANSIENT = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  '57P03', // the database system is starting up
+  '53300', // too many connections
+]);
+
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'nothing listens at that address (connection refused)',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name does not resolve (yet)',
+  ETIMEDOUT: 'the connection timed out',
+  CONNECT_TIMEOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host is unreachable',
+  '28P01': 'the password is wrong',
+  '28000': 'the user may not log in',
+  '3D000': 'the database does not exist',
+  '57P03': 'the database is starting up',
+  '53300': 'it has no free connection',
+};
+
+/** One line on why a connection failed, without the URL's password. */
+export function connectionFailure(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  const reason = (e.code && REASONS[e.code]) ?? e.message ?? String(err);
+  return e.code && !REASONS[e.code] ? `${reason} (${e.code})` : reason;
+}
+
+function tlsOption(config: DatabaseConfig): postgres.Options<Record<string, never>>['ssl'] | undefined {
+  if (config.tls === undefined) return undefined; // the URL's sslmode, if any, decides
+  if (config.tls === 'off') return false;
+  if (config.tls === 'require') return 'require';
+  return config.caFile ? { ca: readFileSync(config.caFile, 'utf8'), rejectUnauthorized: true } : 'verify-full';
+}
+
+/**
+ * The connection pool every PostgreSQL store shares, and the unit of work: a request's writes run in
+ * one transaction on one reserved connection, begun on its first statement (so a request that waits
+ * on the network before it writes holds no connection) and committed before the answer goes out.
+ * Stores ask `q()` for where to run a statement: the current unit's transaction, or the pool.
+ */
+export class Database {
+  private constructor(
+    readonly sql: Sql,
+    readonly url: string,
+    private readonly config: DatabaseConfig,
+  ) {}
+
+  /**
+   * Connects, waiting up to `waitSeconds` for a database that is not up yet (each failure after the
+   * first is quiet; `waiting` hears the first). A database that answers "no" (a wrong password, no
+   * such database) stops at once with one line.
+   */
+  static async connect(
+    config: DatabaseConfig,
+    options: { waiting?: (line: string) => void; applicationName?: string } = {},
+  ): Promise<Database> {
+    const where = redactedUrl(config.url);
+    let sql: Sql;
+    try {
+      sql = postgres(config.url, {
+        max: config.pool,
+        ssl: tlsOption(config),
+        connect_timeout: 10,
+        idle_timeout: 60,
+        onnotice: () => {},
+        connection: {
+          application_name: options.applicationName ?? 'ticketing',
+          statement_timeout: config.statementTimeoutMs,
+          // A transaction left open by a stuck request must not hold its row locks for ever.
+          idle_in_transaction_session_timeout: Math.max(config.statementTimeoutMs * 4, 60_000),
+        },
+      });
+    } catch (err) {
+      throw new StartupError(
+        `TICKETING_DATABASE_URL cannot be used: ${(err as Error).message}.`,
+        'It looks like postgres://user:password@host:5432/database (special characters in the password percent-encoded).',
+      );
+    }
+    const deadline = Date.now() + config.waitSeconds * 1000;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await sql`select 1`;
+        return new Database(sql, config.url, config);
+      } catch (err) {
+        const code = (err as { code?: string }).code ?? '';
+        if (!TRANSIENT.has(code) || Date.now() >= deadline) {
+          await sql.end({ timeout: 0 }).catch(() => {});
+          throw new StartupError(
+            `Could not start: the database at ${where} cannot be used: ${connectionFailure(err)}.`,
+            TRANSIENT.has(code)
+              ? `Waited ${config.waitSeconds} s (TICKETING_DATABASE_WAIT_SECONDS). Check that PostgreSQL runs and that TICKETING_DATABASE_URL names it.`
+              : 'Check TICKETING_DATABASE_URL (user, password, host, port, database).',
+          );
+        }
+        if (attempt === 1)
+          options.waiting?.(
+            `waiting for the database at ${where}: ${connectionFailure(err)} (up to ${config.waitSeconds} s)`,
+          );
+        await sleep(1000);
+      }
+    }
+  }
+
+  /** A connection of its own beside the pool, for what holds a session (leadership, migrations' lock). */
+  single(applicationName: string): Sql {
+    return postgres(this.url, {
+      max: 1,
+      ssl: tlsOption(this.config),
+      connect_timeout: 10,
+      onnotice: () => {},
+      connection: { application_name: applicationName },
+    });
+  }
+
+  /** Where to run a statement: the current unit's transaction (begun now if not yet), or the pool. */
+  q(): Promise<Sql> {
+    const unit = currentUnit();
+    if (!unit) return Promise.resolve(this.sql);
+    unit.tx ??= (async () => {
+      const conn = await this.sql.reserve();
+      try {
+        await conn`begin`;
+      } catch (err) {
+        conn.release();
+        throw err;
+      }
+      return conn;
+    })();
+    return unit.tx as Promise<postgres.ReservedSql>;
+  }
+
+  /**
+   * Runs `work` as one transaction, or as part of the unit already running. Commits when it resolves,
+   * rolls back when it throws; a statement that failed inside (whose error a listener caught) makes the
+   * commit a rollback, which is reported as an error: nothing is acknowledged that was not stored.
+   */
+  unit: UnitOfWork = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (currentUnit()) return work();
+    const unit: Unit = { tx: undefined, committed: [], rolledBack: [] };
+    let result: T;
+    try {
+      result = await insideUnit(unit, work);
+      await this.end(unit, true);
+    } catch (err) {
+      await this.end(unit, false).catch(() => {});
+      for (const fn of unit.rolledBack) fn();
+      throw err;
+    }
+    for (const fn of unit.committed) fn();
+    return result;
+  };
+
+  private async end(unit: Unit, commit: boolean) {
+    if (!unit.tx) return;
+    const tx = unit.tx as Promise<postgres.ReservedSql>;
+    unit.tx = undefined;
+    const conn = await tx;
+    try {
+      if (!commit) {
+        await conn`rollback`;
+        return;
+      }
+      const done = await conn`commit`;
+      // PostgreSQL answers COMMIT in a failed transaction with ROLLBACK, not with an error.
+      if (done.command !== 'COMMIT') throw new Error('the transaction was rolled back: a statement in it failed');
+    } finally {
+      conn.release();
+    }
+  }
+
+  /** Calls `fn` with each notification on `channel`; LISTEN is renewed by the driver after a reconnect. */
+  async listen(channel: string, fn: (payload: string) => void, onListen?: () => void) {
+    const { unlisten } = await this.sql.listen(channel, fn, onListen);
+    return unlisten;
+  }
+
+  close() {
+    return this.sql.end({ timeout: 5 });
+  }
+}
+
+/** PostgreSQL's unique_violation. */
+export const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';

@@ -1,0 +1,126 @@
+import type { Sql } from './database.js';
+import { StartupError } from '../store/startup-error.js';
+
+/**
+ * The schema, as numbered steps. A step is never changed once released: a change is a new step. Each
+ * runs in the transaction that records it, so a database is at one version or the next, never between.
+ *
+ * Times are the ISO strings the JSON files hold (text in the "C" collation sorts them as the JSON
+ * store's index does), so a move between the stores gives back every value as it was.
+ */
+export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'tickets, files, idempotency keys, configuration, keys, logs, outbox, rate limits',
+    sql: `
+      CREATE TABLE tickets (
+        mode text NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        data jsonb NOT NULL,
+        item jsonb NOT NULL,
+        status text NOT NULL,
+        category text,
+        priority text NOT NULL,
+        agent_id text,
+        email_lower text NOT NULL,
+        tags text[] NOT NULL,
+        search text NOT NULL,
+        created_at text COLLATE "C" NOT NULL,
+        first_response_at text,
+        last_customer_at text NOT NULL,
+        escalated text[] NOT NULL,
+        PRIMARY KEY (mode, id)
+      );
+      CREATE INDEX tickets_newest ON tickets (mode, created_at DESC, id DESC);
+      CREATE INDEX tickets_status_newest ON tickets (mode, status, created_at DESC, id DESC);
+      CREATE INDEX tickets_email ON tickets (mode, email_lower);
+
+      CREATE TABLE ticket_files (
+        mode text NOT NULL,
+        ticket_id text NOT NULL,
+        id text NOT NULL,
+        data bytea NOT NULL CHECK (octet_length(data) <= 5 * 1024 * 1024),
+        PRIMARY KEY (mode, ticket_id, id),
+        FOREIGN KEY (mode, ticket_id) REFERENCES tickets ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
+      );
+
+      CREATE TABLE idempotency_keys (
+        mode text NOT NULL,
+        key text NOT NULL,
+        ticket_id text NOT NULL,
+        hash text NOT NULL,
+        at text COLLATE "C" NOT NULL,
+        PRIMARY KEY (mode, key),
+        FOREIGN KEY (mode, ticket_id) REFERENCES tickets ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
+      );
+      CREATE INDEX idempotency_keys_at ON idempotency_keys (at);
+
+      CREATE TABLE config (
+        id int PRIMARY KEY CHECK (id = 1),
+        data jsonb NOT NULL,
+        version bigint NOT NULL
+      );
+
+      CREATE TABLE api_keys (
+        seq bigserial PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        hash text NOT NULL UNIQUE,
+        data jsonb NOT NULL,
+        revoked boolean NOT NULL
+      );
+
+      CREATE TABLE logs (
+        seq bigserial PRIMARY KEY,
+        log text NOT NULL,
+        entry jsonb NOT NULL
+      );
+      CREATE INDEX logs_newest ON logs (log, seq DESC);
+
+      CREATE TABLE outbox_jobs (
+        id text PRIMARY KEY,
+        job jsonb NOT NULL,
+        next_attempt_at text COLLATE "C" NOT NULL,
+        claimed_until text COLLATE "C"
+      );
+      CREATE INDEX outbox_jobs_due ON outbox_jobs (next_attempt_at);
+
+      CREATE TABLE rate_limits (
+        bucket text PRIMARY KEY,
+        count bigint NOT NULL,
+        reset_at bigint NOT NULL
+      );
+    `,
+  },
+];
+
+/** Any 64-bit number that names "this schema's migrations" to pg_advisory_xact_lock. */
+const MIGRATION_LOCK = 7_341_020_180_001;
+
+/**
+ * Brings the schema to the newest version, under an advisory lock: instances starting together
+ * migrate once, the others wait and find it done. A database a newer version migrated is refused.
+ */
+export async function migrate(sql: Sql): Promise<{ from: number; to: number }> {
+  return sql.begin(async (tx) => {
+    await tx`SET LOCAL statement_timeout = 0`;
+    await tx`SELECT pg_advisory_xact_lock(${String(MIGRATION_LOCK)}::bigint)`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`;
+    const rows = await tx<{ version: number }[]>`SELECT version FROM schema_migrations`;
+    const done = new Set(rows.map((r) => r.version));
+    const from = Math.max(0, ...done);
+    const newest = MIGRATIONS.at(-1)!.version;
+    if (from > newest) {
+      throw new StartupError(
+        `The database is at schema version ${from}; this server knows versions up to ${newest}.`,
+        'It was migrated by a newer version of the server: run that version, or restore a backup taken before.',
+      );
+    }
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      await tx.unsafe(m.sql);
+      await tx`INSERT INTO schema_migrations (version, name) VALUES (${m.version}, ${m.name})`;
+    }
+    return { from, to: newest };
+  });
+}

@@ -1,0 +1,58 @@
+import type { Logger } from 'pino';
+import type { DatabaseConfig } from '../config/config.js';
+import type { Stores } from '../stores.js';
+import { Database, redactedUrl } from './database.js';
+import { migrate } from './migrations.js';
+import { PgConfigStore } from './pg-config-store.js';
+import { PgJobStore } from './pg-job-store.js';
+import { PgKeyStore } from './pg-key-store.js';
+import { PgLeadership } from './pg-leadership.js';
+import { PgLog } from './pg-log.js';
+import { PgRateLimiter } from './pg-rate-limiter.js';
+import { PgTicketStore } from './pg-ticket-store.js';
+
+/**
+ * Every store in one PostgreSQL database (TICKETING_DATABASE_URL): connects (waiting while the
+ * database comes up), migrates the schema under its lock, and opens the stores on one pool.
+ */
+export async function openPostgresStores(
+  config: DatabaseConfig,
+  envKeys: string[],
+  clock: () => Date,
+  logger: Logger,
+  print: (line: string) => void,
+): Promise<Stores> {
+  const db = await Database.connect(config, { waiting: print });
+  try {
+    const { from, to } = await migrate(db.sql);
+    if (from !== to) logger.info({ from, to }, 'database schema migrated');
+    const configStore = await PgConfigStore.open(db, logger);
+    const rateLimiter = new PgRateLimiter(db, () => clock().getTime());
+    const leadership = new PgLeadership(db, rateLimiter, () => clock().getTime());
+    return {
+      configStore,
+      keys: new PgKeyStore(db, envKeys),
+      live: new PgTicketStore(db, 'live'),
+      test: new PgTicketStore(db, 'test'),
+      audit: new PgLog(db, 'audit'),
+      webhookLog: new PgLog(db, 'webhook'),
+      jobs: new PgJobStore(db),
+      outboxLog: new PgLog(db, 'outbox'),
+      rateLimiter,
+      unit: db.unit,
+      leadership,
+      probe: async () => {
+        await db.sql`SELECT 1`;
+      },
+      location: redactedUrl(config.url),
+      async close() {
+        await leadership.close();
+        await configStore.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+}

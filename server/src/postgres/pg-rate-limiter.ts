@@ -1,0 +1,63 @@
+import type { RateLimiter } from '../http/rate-limit.js';
+import type { Database } from './database.js';
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/**
+ * Fixed windows in one table that every instance counts in, so a limit holds however a balancer
+ * spreads a client's requests. One statement per hit: the upsert counts only while the window has
+ * room (or has run out), and tells by returning nothing that it had none. Times are the server's
+ * clock in milliseconds, as in the memory limiter.
+ */
+export class PgRateLimiter implements RateLimiter {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
+
+  async hit(bucket: string, limit: number, windowMs: number, cost = 1): Promise<number> {
+    const now = this.now();
+    if (cost > limit) return seconds(windowMs);
+    const sql = await this.db.q();
+    const counted = await sql`
+      INSERT INTO rate_limits (bucket, count, reset_at) VALUES (${bucket}, ${cost}, ${now + windowMs})
+      ON CONFLICT (bucket) DO UPDATE SET
+        count = CASE WHEN rate_limits.reset_at <= ${now} THEN ${cost} ELSE rate_limits.count + ${cost} END,
+        reset_at = CASE WHEN rate_limits.reset_at <= ${now} THEN ${now + windowMs} ELSE rate_limits.reset_at END
+      WHERE rate_limits.reset_at <= ${now} OR rate_limits.count + ${cost} <= ${limit}
+      RETURNING count`;
+    if (counted.length) return 0;
+    const [row] = await sql<{ reset_at: string }[]>`SELECT reset_at FROM rate_limits WHERE bucket = ${bucket}`;
+    return seconds((row ? Number(row.reset_at) : now + windowMs) - now);
+  }
+
+  async wait(bucket: string, limit: number): Promise<number> {
+    const now = this.now();
+    const sql = await this.db.q();
+    const [row] = await sql<{ reset_at: string }[]>`
+      SELECT reset_at FROM rate_limits WHERE bucket = ${bucket} AND reset_at > ${now} AND count >= ${limit}`;
+    return row ? seconds(Number(row.reset_at) - now) : 0;
+  }
+
+  async count(bucket: string, windowMs: number, cost = 1): Promise<void> {
+    const now = this.now();
+    const sql = await this.db.q();
+    await sql`
+      INSERT INTO rate_limits (bucket, count, reset_at) VALUES (${bucket}, ${cost}, ${now + windowMs})
+      ON CONFLICT (bucket) DO UPDATE SET
+        count = CASE WHEN rate_limits.reset_at <= ${now} THEN ${cost} ELSE rate_limits.count + ${cost} END,
+        reset_at = CASE WHEN rate_limits.reset_at <= ${now} THEN ${now + windowMs} ELSE rate_limits.reset_at END`;
+  }
+
+  async windows(): Promise<number> {
+    const [row] = await this.db.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM rate_limits WHERE reset_at > ${this.now()}`;
+    return row!.n;
+  }
+
+  /** Removes windows that have run out (the scheduler's leader calls it). */
+  async sweep() {
+    await this.db.sql`DELETE FROM rate_limits WHERE reset_at <= ${this.now()}`;
+  }
+}

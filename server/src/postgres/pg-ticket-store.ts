@@ -1,0 +1,251 @@
+import { createHash } from 'node:crypto';
+import type postgres from 'postgres';
+import { isId } from '../model/index.js';
+import { automationFacts, listItem } from '../store/ticket-index.js';
+import {
+  IDEMPOTENCY_MS,
+  IdempotencyKeyTaken,
+  type FileStore,
+  type IdempotencyRecord,
+  type KeyMode,
+  type ListFilter,
+  type ListPage,
+  type StoredTicket,
+  type TicketChange,
+  type TicketFacts,
+  type TicketStore,
+} from '../store/ticket-store.js';
+import type { TicketListItem } from '../model/index.js';
+import type { Database, Sql } from './database.js';
+
+const SCAN_PAGE = 1000;
+// Between the searched texts: a query cannot match across two of them (no text holds this character).
+const SEPARATOR = '\u0001';
+
+/**
+ * An Idempotency-Key's scope and key, as stored: their SHA-256 (the scope is joined to the key with a
+ * NUL, which PostgreSQL's text cannot hold, and a fixed length keeps the index small).
+ */
+const keyDigest = (key: string) => createHash('sha256').update(key).digest('hex');
+
+/** The columns of a ticket's row: the record whole, its list view, and what filters and the scheduler read. */
+function columns(mode: KeyMode, t: StoredTicket) {
+  const facts = automationFacts(t);
+  return {
+    mode,
+    id: t.id,
+    data: t,
+    item: listItem(t),
+    status: t.status,
+    category: t.category,
+    priority: t.priority,
+    agent_id: t.agent_id,
+    email_lower: t.email.toLowerCase(),
+    tags: t.tags,
+    search: [t.subject, t.name, t.email, t.message].join(SEPARATOR).toLowerCase(),
+    created_at: t.created_at,
+    first_response_at: facts.firstResponseAt,
+    last_customer_at: facts.lastCustomerAt,
+    escalated: facts.escalated,
+  };
+}
+
+/** The record as stored: its Idempotency-Keys live in their own table (with a unique key), not in it. */
+function withoutKeys(t: StoredTicket): StoredTicket {
+  if (!t.idempotency) return t;
+  const { idempotency: _keys, ...rest } = t;
+  return rest;
+}
+
+/**
+ * The tickets of one mode in PostgreSQL: one row per ticket (the record as jsonb, with the columns the
+ * list filters and the scheduler read), attachment bytes in ticket_files, Idempotency-Keys in
+ * idempotency_keys under a unique key. A change reads its ticket FOR UPDATE, so changes to one ticket
+ * are serialised across every instance, as the JSON store serialises them in one process; inside a
+ * request's unit of work (postgres/database.ts) the row stays locked until the answer's transaction
+ * commits.
+ */
+export class PgTicketStore implements TicketStore, FileStore {
+  constructor(
+    private readonly db: Database,
+    readonly mode: KeyMode,
+  ) {}
+
+  private json(value: unknown) {
+    return this.db.sql.json(value as postgres.JSONValue);
+  }
+
+  async get(id: string): Promise<StoredTicket | undefined> {
+    if (!isId('tkt', id)) return undefined;
+    const sql = await this.db.q();
+    const [row] = await sql<{ data: StoredTicket }[]>`
+      SELECT data FROM tickets WHERE mode = ${this.mode} AND id = ${id}`;
+    return row?.data;
+  }
+
+  create(change: TicketChange): Promise<StoredTicket> {
+    return this.db.unit(async () => {
+      const sql = await this.db.q();
+      const ticket = withoutKeys(change.ticket);
+      if (change.idempotency) await this.claimKey(sql, change.idempotency, ticket.id);
+      await this.insertRow(sql, ticket);
+      await this.insertFiles(sql, ticket.id, change.files ?? []);
+      return ticket;
+    });
+  }
+
+  update(
+    id: string,
+    change: (current: StoredTicket) => TicketChange | Promise<TicketChange>,
+  ): Promise<StoredTicket | undefined> {
+    if (!isId('tkt', id)) return Promise.resolve(undefined);
+    return this.db.unit(async () => {
+      const sql = await this.db.q();
+      const [row] = await sql<{ data: StoredTicket }[]>`
+        SELECT data FROM tickets WHERE mode = ${this.mode} AND id = ${id} FOR UPDATE`;
+      if (!row) return undefined;
+      const next = await change(row.data);
+      const ticket = withoutKeys(next.ticket);
+      if (next.idempotency) await this.claimKey(sql, next.idempotency, ticket.id);
+      const c = columns(this.mode, ticket);
+      await sql`
+        UPDATE tickets SET
+          data = ${this.json(c.data)}, item = ${this.json(c.item)}, status = ${c.status}, category = ${c.category},
+          priority = ${c.priority}, agent_id = ${c.agent_id}, email_lower = ${c.email_lower}, tags = ${c.tags},
+          search = ${c.search}, first_response_at = ${c.first_response_at},
+          last_customer_at = ${c.last_customer_at}, escalated = ${c.escalated}
+        WHERE mode = ${this.mode} AND id = ${id}`;
+      await this.insertFiles(sql, id, next.files ?? []);
+      return ticket;
+    });
+  }
+
+  /** Writes a ticket row as it is (the migration command's way in, too). */
+  async insertRow(sql: Sql, ticket: StoredTicket) {
+    const c = columns(this.mode, withoutKeys(ticket));
+    await sql`
+      INSERT INTO tickets (mode, id, data, item, status, category, priority, agent_id, email_lower, tags, search,
+        created_at, first_response_at, last_customer_at, escalated)
+      VALUES (${c.mode}, ${c.id}, ${this.json(c.data)}, ${this.json(c.item)}, ${c.status}, ${c.category},
+        ${c.priority}, ${c.agent_id}, ${c.email_lower}, ${c.tags}, ${c.search}, ${c.created_at},
+        ${c.first_response_at}, ${c.last_customer_at}, ${c.escalated})`;
+  }
+
+  async insertFiles(sql: Sql, ticketId: string, files: { id: string; data: Uint8Array }[]) {
+    for (const f of files) {
+      const bytes = Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength);
+      await sql`INSERT INTO ticket_files (mode, ticket_id, id, data) VALUES (${this.mode}, ${ticketId}, ${f.id}, ${bytes})`;
+    }
+  }
+
+  /**
+   * Stores the key, unless a request that is not past its day holds it. A request storing the same key
+   * right now on another instance makes this wait for its transaction; once that commits, the key is
+   * taken and the caller recalls its ticket.
+   */
+  async claimKey(sql: Sql, record: IdempotencyRecord, ticketId: string) {
+    const expired = new Date(Date.parse(record.at) - IDEMPOTENCY_MS).toISOString();
+    const stored = await sql`
+      INSERT INTO idempotency_keys (mode, key, ticket_id, hash, at)
+      VALUES (${this.mode}, ${keyDigest(record.key)}, ${ticketId}, ${record.hash}, ${record.at})
+      ON CONFLICT (mode, key) DO UPDATE SET ticket_id = EXCLUDED.ticket_id, hash = EXCLUDED.hash, at = EXCLUDED.at
+        WHERE idempotency_keys.at <= ${expired}
+      RETURNING key`;
+    if (!stored.length) throw new IdempotencyKeyTaken(record.key);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    if (!isId('tkt', id)) return false;
+    const sql = await this.db.q();
+    const gone = await sql`DELETE FROM tickets WHERE mode = ${this.mode} AND id = ${id} RETURNING id`;
+    return gone.length > 0;
+  }
+
+  private where(sql: Sql, filter: ListFilter) {
+    const conditions = [sql`mode = ${this.mode}`];
+    if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`);
+    if (filter.category !== undefined) conditions.push(sql`category = ${filter.category}`);
+    if (filter.priority !== undefined) conditions.push(sql`priority = ${filter.priority}`);
+    if (filter.agent_id !== undefined) conditions.push(sql`agent_id = ${filter.agent_id}`);
+    if (filter.email !== undefined) conditions.push(sql`email_lower = ${filter.email.toLowerCase()}`);
+    if (filter.tag !== undefined) conditions.push(sql`${filter.tag} = ANY(tags)`);
+    if (filter.q !== undefined) conditions.push(sql`strpos(search, ${filter.q.toLowerCase()}) > 0`);
+    return conditions.reduce((all, c) => sql`${all} AND ${c}`);
+  }
+
+  async list(filter: ListFilter, limit: number, offset: number): Promise<ListPage> {
+    const sql = await this.db.q();
+    const [rows, total] = await Promise.all([
+      limit > 0
+        ? sql<{ item: TicketListItem }[]>`
+            SELECT item FROM tickets WHERE ${this.where(sql, filter)}
+            ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
+        : Promise.resolve([]),
+      this.count(filter),
+    ]);
+    return { items: rows.map((r) => r.item), total };
+  }
+
+  async count(filter: ListFilter): Promise<number> {
+    const sql = await this.db.q();
+    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tickets WHERE ${this.where(sql, filter)}`;
+    return row!.n;
+  }
+
+  /** Oldest first, a page at a time by (created_at, id): no connection is held between pages. */
+  async *scan(): AsyncIterable<TicketFacts> {
+    let after: { created_at: string; id: string } | undefined;
+    for (;;) {
+      const sql = await this.db.q();
+      const rows = await sql<
+        {
+          item: TicketListItem;
+          first_response_at: string | null;
+          last_customer_at: string;
+          escalated: string[];
+        }[]
+      >`
+        SELECT item, first_response_at, last_customer_at, escalated FROM tickets
+        WHERE mode = ${this.mode} ${after ? sql`AND (created_at, id) > (${after.created_at}, ${after.id})` : sql``}
+        ORDER BY created_at, id LIMIT ${SCAN_PAGE}`;
+      for (const r of rows)
+        yield {
+          item: r.item,
+          firstResponseAt: r.first_response_at,
+          lastCustomerAt: r.last_customer_at,
+          escalated: r.escalated,
+        };
+      if (rows.length < SCAN_PAGE) return;
+      const last = rows.at(-1)!.item;
+      after = { created_at: last.created_at, id: last.id };
+    }
+  }
+
+  async recallIdempotency(key: string) {
+    const sql = await this.db.q();
+    const [row] = await sql<{ ticket_id: string; hash: string; at: string }[]>`
+      SELECT ticket_id, hash, at FROM idempotency_keys WHERE mode = ${this.mode} AND key = ${keyDigest(key)}`;
+    return row && { ticketId: row.ticket_id, hash: row.hash, at: row.at };
+  }
+
+  async read(ticketId: string, fileId: string): Promise<Uint8Array | undefined> {
+    if (!isId('tkt', ticketId) || !isId('fil', fileId)) return undefined;
+    const sql = await this.db.q();
+    const [row] = await sql<{ data: Buffer }[]>`
+      SELECT data FROM ticket_files WHERE mode = ${this.mode} AND ticket_id = ${ticketId} AND id = ${fileId}`;
+    return row?.data;
+  }
+
+  // Every write is committed when it resolves: nothing to write out, nothing held.
+  flush() {
+    return Promise.resolve();
+  }
+
+  idle() {
+    return Promise.resolve();
+  }
+
+  close() {
+    return Promise.resolve();
+  }
+}

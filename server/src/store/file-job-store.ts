@@ -1,0 +1,75 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable } from './durable-write.js';
+import type { Job, JobStore } from './job-store.js';
+
+/**
+ * data/outbox/<id>.json, one file per waiting job, fsynced before it resolves; every job is also held
+ * in memory (one process owns the directory), so claims are a flag in memory.
+ */
+export class FileJobStore implements JobStore {
+  private jobs = new Map<string, Job>();
+  private claimed = new Set<string>();
+  readonly holdsUnstored = true;
+
+  private constructor(private readonly dir: string) {}
+
+  static async open(dataDir: string, logger: Logger): Promise<FileJobStore> {
+    const dir = join(dataDir, 'outbox');
+    await makeDir(dir);
+    await removeStaleTemps(dir);
+    const store = new FileJobStore(dir);
+    for (const name of await readdir(dir)) {
+      if (!name.endsWith('.json')) continue;
+      try {
+        const job = JSON.parse(await readFile(join(dir, name), 'utf8')) as Job;
+        store.jobs.set(job.id, job);
+      } catch {
+        logger.error({ file: join(dir, name) }, 'outbox: unreadable job file left in place');
+      }
+    }
+    return store;
+  }
+
+  /**
+   * Held in memory even when the disk refuses it: the job is still sent from memory (and its retries
+   * recorded when the disk takes writes again), since the request that caused it has stored its
+   * ticket and will be answered as a success. The caller hears of the failure.
+   */
+  async add(job: Job) {
+    this.jobs.set(job.id, job);
+    await writeFileDurable(this.path(job.id), JSON.stringify(job));
+  }
+
+  claimDue(now: Date, limit: number) {
+    const due: Job[] = [];
+    for (const j of this.jobs.values()) {
+      if (due.length >= limit) break;
+      if (this.claimed.has(j.id) || Date.parse(j.next_attempt_at) > now.getTime()) continue;
+      this.claimed.add(j.id);
+      due.push(j);
+    }
+    return Promise.resolve(due);
+  }
+
+  async remove(id: string) {
+    this.jobs.delete(id);
+    this.claimed.delete(id);
+    await unlinkDurable(this.path(id));
+  }
+
+  async save(job: Job) {
+    this.jobs.set(job.id, job);
+    this.claimed.delete(job.id);
+    await writeFileDurable(this.path(job.id), JSON.stringify(job));
+  }
+
+  pending() {
+    return Promise.resolve([...this.jobs.values()]);
+  }
+
+  private path(id: string) {
+    return join(this.dir, `${id}.json`);
+  }
+}
