@@ -3,6 +3,9 @@ import { shared } from './vite.shared.js';
 
 // Build 1 of 3: the panel (Preact app) as ES modules with hashed names, loaded by widget.js on first
 // open. Hashed files never change, so the server caches them forever.
+// Loaded on demand (dynamic import()): the locale tables and the rarely seen views.
+const LAZY = /\/src\/(i18n\/\w+|components\/(Article|Files|Rating|Turnstile|markdown))\.tsx?$/;
+
 export default defineConfig(
   mergeConfig(shared, {
     build: {
@@ -11,8 +14,15 @@ export default defineConfig(
       manifest: true,
       rollupOptions: {
         input: { panel: 'src/panel/panel.tsx' },
-        preserveEntrySignatures: 'exports-only',
-        output: { format: 'es', entryFileNames: 'widget/[name]-[hash].js', chunkFileNames: 'widget/[name]-[hash].js' },
+        preserveEntrySignatures: 'allow-extension',
+        output: {
+          format: 'es',
+          entryFileNames: 'widget/[name]-[hash].js',
+          chunkFileNames: 'widget/[name]-[hash].js',
+          // What the lazily loaded views share with the panel (Preact, signals, the store) stays in the
+          // panel's file: split into chunks of their own it would cost requests and compress worse.
+          codeSplitting: { groups: [{ name: (id: string) => (LAZY.test(id) ? null : 'panel') }] },
+        },
       },
     },
   }),

@@ -1,7 +1,8 @@
 // Prints raw, gzip and brotli sizes of what a page loads, and fails the build when over budget:
 // widget.js (before anyone clicks) at most 3 KB gzip; everything the open panel needs at most 20 KB.
 // The panel is its entry, what the entry imports, and one locale table (each locale is a file of its
-// own, loaded on demand; the largest counts). `--json` prints the figures for the benchmark instead.
+// own, loaded on demand; the largest counts). Views few customers see are files of their own too
+// (components/lazy.ts), listed apart. `--json` prints the figures for the benchmark instead.
 import { readFileSync } from 'node:fs';
 import { brotliCompressSync, gzipSync, constants } from 'node:zlib';
 
@@ -38,6 +39,10 @@ walk(entryKey);
 const locales = Object.keys(manifest)
   .filter((k) => /\/i18n\/[\w-]+\.ts$/.test(k))
   .map((k) => ({ ...measure(manifest[k].file), locale: manifest[k].name }));
+// Views loaded on demand (the rating, files, an article, Turnstile, Markdown): listed, not counted.
+const onDemand = Object.keys(manifest)
+  .filter((k) => !always.has(k) && !/\/i18n\/[\w-]+\.ts$/.test(k) && manifest[k].file.endsWith('.js'))
+  .map((k) => ({ ...measure(manifest[k].file), path: `${manifest[k].file} (on demand)` }));
 const largest = locales.reduce((a, b) => (b.gzip > a.gzip ? b : a));
 
 const loader = measure('widget.js');
@@ -53,6 +58,7 @@ const rows = [
   loader,
   ...base,
   ...locales.map((l) => ({ ...l, path: `${l.path} (${l.locale})` })),
+  ...onDemand,
   { path: `panel total (with ${largest.locale})`, ...total },
 ];
 console.log('file'.padEnd(38), 'raw'.padStart(10), 'gzip'.padStart(10), 'brotli'.padStart(10));

@@ -1,4 +1,4 @@
-import { useBox } from '../state/box.js';
+import { useSignal } from '@preact/signals';
 import { useRef } from 'preact/hooks';
 import { useStore } from '../state/context.js';
 
@@ -20,8 +20,8 @@ export function Attachments(props: {
 }) {
   const { t, fill, count } = useStore();
   const input = useRef<HTMLInputElement>(null);
-  const over = useBox(false);
-  const problems = useBox<string[]>([]);
+  const over = useSignal(false);
+  const problems = useSignal<string[]>([]);
   const add = (list: FileList | File[] | null | undefined) => {
     const next = [...props.files];
     const found: string[] = [];

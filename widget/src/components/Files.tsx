@@ -1,4 +1,4 @@
-import { useBox } from '../state/box.js';
+import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { useStore } from '../state/context.js';
 import { isImage } from '../state/store.js';
@@ -19,7 +19,7 @@ export function formatSize(bytes: number, locale: string): string {
 /** An image attachment's thumbnail: fetched with the key, shown from an object URL. */
 function Thumbnail({ file }: { file: Attachment }) {
   const s = useStore();
-  const url = useBox('');
+  const url = useSignal('');
   useEffect(() => {
     let live = true;
     // No thumbnail if it cannot be fetched (or a page's CSP has no img-src blob:): the name stays.
@@ -36,7 +36,7 @@ function Thumbnail({ file }: { file: Attachment }) {
 export function Files({ list }: { list: Attachment[] }) {
   const s = useStore();
   const { t, fill } = s;
-  const failed = useBox('');
+  const failed = useSignal('');
   if (!list.length) return null;
   return (
     <>

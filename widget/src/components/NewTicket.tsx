@@ -1,4 +1,4 @@
-import { useBox } from '../state/box.js';
+import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiError } from '../api/client.js';
 import { useDebounced, useStore } from '../state/context.js';
@@ -6,8 +6,11 @@ import { checkNewTicket, LIMITS } from '../state/validate.js';
 import type { KbListItem } from '../types.js';
 import { Attachments } from './Attachments.js';
 import { CustomField, Field } from './Field.js';
+import { lazy } from './lazy.js';
 import { Offline } from './Offline.js';
-import { Turnstile } from './Turnstile.js';
+
+// Only sites with Cloudflare Turnstile switched on need it.
+const Turnstile = lazy(() => import('./Turnstile.js').then((m) => m.Turnstile));
 
 type Key = 'name' | 'email' | 'category' | 'subject' | 'message';
 
@@ -23,20 +26,20 @@ export function NewTicket() {
   const who = s.identity.value;
   const draft = s.loadNewDraft();
   // What the customer typed last time wins over what the page prefills, which wins over identify().
-  const v = useBox<Record<Key, string>>({
+  const v = useSignal<Record<Key, string>>({
     name: draft.name || who.name || '',
     email: draft.email || who.email || '',
     category: draft.category || pre.category || '',
     subject: draft.subject || pre.subject || '',
     message: draft.message || pre.message || '',
   });
-  const custom = useBox<Record<string, string>>({ ...pre.fields, ...draft.fields });
-  const files = useBox<File[]>([]);
-  const errors = useBox<Record<string, string>>({});
-  const general = useBox('');
-  const busy = useBox(false);
-  const suggestions = useBox<KbListItem[]>([]);
-  const token = useBox('');
+  const custom = useSignal<Record<string, string>>({ ...pre.fields, ...draft.fields });
+  const files = useSignal<File[]>([]);
+  const errors = useSignal<Record<string, string>>({});
+  const general = useSignal('');
+  const busy = useSignal(false);
+  const suggestions = useSignal<KbListItem[]>([]);
+  const token = useSignal('');
   const form = useRef<HTMLFormElement>(null);
   /** Set when errors were just shown: the first invalid field gets focus once they are rendered. */
   const focusError = useRef(false);

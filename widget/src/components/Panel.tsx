@@ -1,9 +1,11 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { useStore } from '../state/context.js';
-import { Article } from './Article.js';
 import { Home } from './Home.js';
+import { lazy } from './lazy.js';
 import { NewTicket } from './NewTicket.js';
 import { Thread } from './Thread.js';
+
+const Article = lazy(() => import('./Article.js').then((m) => m.Article));
 
 /** The dialog: a header (back, title, close), the current view, and a polite live region. */
 export function Panel() {

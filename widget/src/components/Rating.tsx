@@ -1,4 +1,4 @@
-import { useBox } from '../state/box.js';
+import { useSignal } from '@preact/signals';
 import { useStore } from '../state/context.js';
 
 /**
@@ -10,10 +10,10 @@ export function Rating() {
   const s = useStore();
   const { t, fill } = s;
   const rating = s.ticket.value?.rating;
-  const score = useBox(rating?.score ?? 0);
-  const comment = useBox(rating?.comment ?? '');
-  const error = useBox('');
-  const busy = useBox(false);
+  const score = useSignal(rating?.score ?? 0);
+  const comment = useSignal(rating?.comment ?? '');
+  const error = useSignal('');
+  const busy = useSignal(false);
   if (rating)
     return (
       <div class="notice" role="status">

@@ -1,4 +1,4 @@
-import { useBox } from '../state/box.js';
+import { useSignal } from '@preact/signals';
 import { useRef } from 'preact/hooks';
 import { useStore } from '../state/context.js';
 import { Attachments } from './Attachments.js';
@@ -11,10 +11,10 @@ import { RequiredMark } from './Field.js';
 export function ReplyBox({ ticketId }: { ticketId: string }) {
   const s = useStore();
   const { t, config } = s;
-  const text = useBox(s.loadReplyDraft(ticketId));
-  const files = useBox<File[]>([]);
-  const error = useBox('');
-  const busy = useBox(false);
+  const text = useSignal(s.loadReplyDraft(ticketId));
+  const files = useSignal<File[]>([]);
+  const error = useSignal('');
+  const busy = useSignal(false);
   const box = useRef<HTMLTextAreaElement>(null);
   const idem = useRef(s.uuid());
   async function send(e: Event) {

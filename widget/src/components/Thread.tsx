@@ -1,9 +1,17 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { useStore } from '../state/context.js';
-import { Files } from './Files.js';
-import { Markdown } from './markdown.js';
-import { Rating } from './Rating.js';
+import { lazy } from './lazy.js';
 import { ReplyBox } from './ReplyBox.js';
+
+// Files and the rating are code of their own, fetched when a thread has files or is closed.
+const Files = lazy(() => import('./Files.js').then((m) => m.Files));
+const Rating = lazy(() => import('./Rating.js').then((m) => m.Rating));
+// Support's replies show as typed until the renderer is there; it is preloaded when a thread opens,
+// while the ticket itself is fetched.
+const Markdown = lazy(
+  () => import('./markdown.js').then((m) => m.Markdown),
+  (props: { source: string }) => props.source,
+);
 
 const POLL_MS = 10_000;
 
@@ -39,6 +47,7 @@ export function Thread({ id, email }: { id: string; email: string }) {
   const s = useStore();
   const { t, config } = s;
   useEffect(() => {
+    Markdown.preload();
     const poll = () => !document.hidden && void s.refresh(id, email);
     const timer = setInterval(poll, POLL_MS);
     document.addEventListener('visibilitychange', poll);
@@ -63,7 +72,7 @@ export function Thread({ id, email }: { id: string; email: string }) {
       <article class="msg mine">
         <header>{t.you}</header>
         {ticket.message}
-        <Files list={ticket.attachments} />
+        {ticket.attachments.length > 0 && <Files list={ticket.attachments} />}
       </article>
       {ticket.replies.map((r) => (
         <article class={r.from_customer ? 'msg mine' : 'msg theirs'}>
@@ -71,7 +80,7 @@ export function Thread({ id, email }: { id: string; email: string }) {
           {/* Support writes Markdown (links, lists, bold, code), rendered without HTML; the customer's
               own words stay as typed. */}
           {r.from_customer ? r.message : <Markdown source={r.message} />}
-          <Files list={r.attachments} />
+          {r.attachments.length > 0 && <Files list={r.attachments} />}
         </article>
       ))}
       {s.isClosed() ? (

@@ -1,5 +1,4 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
 import { Panel } from '../components/Panel.js';
 import { loadStrings } from '../i18n/t.js';
 import { StoreContext } from '../state/context.js';
@@ -13,13 +12,8 @@ export function prefetch(locale: string) {
   void loadStrings(locale).catch(() => {});
 }
 
-/** The panel, re-rendered whenever the store changes. */
+/** The panel; each component re-renders when a signal it read changes (@preact/signals). */
 function App({ store }: { store: Store }) {
-  const [, setTick] = useState(0);
-  // Subscribed in the first render, not in an effect: effects run a frame later, and a change in
-  // between (a click the moment the panel shows) would not re-render it.
-  const [unsubscribe] = useState(() => store.subscribe(() => setTick((n) => n + 1)));
-  useEffect(() => unsubscribe, []);
   return (
     <StoreContext.Provider value={store}>
       <Panel />

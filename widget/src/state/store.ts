@@ -1,9 +1,9 @@
+import { signal } from '@preact/signals';
 import { ApiError, createApi, type Article } from '../api/client.js';
 import type { Strings } from '../i18n/en.js';
 import { plural, type Plural } from '../i18n/plural.js';
 import { fill, isRtl, localeOf } from '../i18n/t.js';
 import type { Attachment, KbListItem, Meta, PanelContext, PublicTicket } from '../types.js';
-import { box } from './box.js';
 import { dropDrafts, loadNewDraft, loadReplyDraft, saveNewDraft, saveReplyDraft, type NewDraft } from './drafts.js';
 import { loadSaved, storeSaved, type SavedTicket } from './saved-tickets.js';
 
@@ -17,38 +17,33 @@ const IMAGE = /^image\/(jpeg|png|gif|webp)$/;
 export const isImage = (a: Attachment) => IMAGE.test(a.type);
 
 /**
- * The panel's state (boxes, data only) and its actions (the only callers of the API). One store per
- * mounted panel; components read boxes and call actions; any change re-renders the panel (subscribe).
+ * The panel's state (signals, data only) and its actions (the only callers of the API). One store per
+ * mounted panel; components read signals (each re-renders when one it read changes) and call actions.
  */
 export function createStore(ctx: PanelContext, t: Strings) {
   const api = createApi(ctx.api, ctx.apiKey);
   const publicKey = ctx.apiKey;
-  const listeners = new Set<() => void>();
-  const changed = () => listeners.forEach((fn) => fn());
-  const cell = <T>(initial: T) => box(initial, changed);
-  /** Calls `fn` after every change of the store's state; returns the unsubscribe. */
-  const subscribe = (fn: () => void) => (listeners.add(fn), () => void listeners.delete(fn));
   /** The language of the strings (lang=…), and whether it is written right to left. */
   const lang = localeOf(ctx.locale);
   const rtl = isRtl(ctx.locale);
   const count = (forms: Plural, n: number) => plural(ctx.locale, forms, n);
 
-  const view = cell<View>({ name: 'home' });
+  const view = signal<View>({ name: 'home' });
   const history: View[] = [];
-  const identity = cell({ ...ctx.identity });
-  const prefill = cell({ ...ctx.prefill });
-  const saved = cell<SavedTicket[]>(loadSaved(publicKey));
+  const identity = signal({ ...ctx.identity });
+  const prefill = signal({ ...ctx.prefill });
+  const saved = signal<SavedTicket[]>(loadSaved(publicKey));
   // Reply drafts of tickets no longer remembered here go (the list keeps the newest 50).
   dropDrafts(
     publicKey,
     saved.value.map((x) => x.id),
   );
   /** The ticket just filed from this panel: its thread opens with a confirmation. */
-  const justCreated = cell<string | null>(null);
-  const meta = cell<Meta | null>(null);
-  const ticket = cell<PublicTicket | null>(null);
-  const ticketError = cell<string | null>(null);
-  const announcement = cell('');
+  const justCreated = signal<string | null>(null);
+  const meta = signal<Meta | null>(null);
+  const ticket = signal<PublicTicket | null>(null);
+  const ticketError = signal<string | null>(null);
+  const announcement = signal('');
   let etag: string | undefined;
 
   const isClosed = () =>
@@ -207,7 +202,6 @@ export function createStore(ctx: PanelContext, t: Strings) {
   const loadArticle = (id: string): Promise<Article> => api.article(id);
 
   return {
-    subscribe,
     t,
     fill,
     count,
