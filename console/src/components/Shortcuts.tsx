@@ -14,6 +14,7 @@ export function Shortcuts() {
     ['k', t.key_k],
     ['Enter', t.key_enter],
     ['r', t.key_r],
+    ['e', t.key_e],
     ['x', t.key_x],
     ['/', t.key_slash],
     ['?', t.key_help],

@@ -54,6 +54,13 @@ export function Workspace({ ticketId }: { ticketId: string | null }) {
           else if (s.inbox.focused.value) open(s.inbox.focused.value, true);
           break;
         }
+        case 'e': {
+          // Close the open ticket: the portal's first closed status, as the server's own "close" would.
+          const closed = s.meta.value?.statuses.find((st) => st.closed);
+          if (!ticketId || !closed) return;
+          void s.ticket.change(() => s.api.status(ticketId, closed.id));
+          break;
+        }
         case 'x': {
           const id = s.inbox.focused.value;
           if (id) s.inbox.toggle(id);

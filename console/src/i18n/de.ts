@@ -246,6 +246,7 @@ export const de: Strings = {
   key_enter: 'Anfrage öffnen',
   key_r: 'Auf die Anfrage antworten',
   key_slash: 'Suchen',
+  key_e: 'Die offene Anfrage schließen',
   key_x: 'Anfrage auswählen',
   key_help: 'Diese Kürzel zeigen',
   key_escape: 'Dialog schließen, Feld verlassen',

@@ -253,6 +253,7 @@ export const en = {
   key_enter: 'Open the ticket',
   key_r: 'Reply to the ticket',
   key_slash: 'Search',
+  key_e: 'Close the open ticket',
   key_x: 'Select the ticket',
   key_help: 'Show these shortcuts',
   key_escape: 'Close a dialog, leave a field',
