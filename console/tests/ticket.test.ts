@@ -63,6 +63,22 @@ describe('working a ticket in the console', () => {
     await close();
   });
 
+  it("shows the server's refusal next to the reply box and keeps the text", async () => {
+    const { page, errors, close } = await openConsole(stack, `/console/tickets/${hostile}`);
+    await signInWithKey(page, stack.api.keys.sk);
+    const tooLong = 'x'.repeat(50_001); // docs/api.md: message 1-50,000
+    await page.locator('#reply-text').fill(tooLong);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const err = page.locator('#reply-err');
+    await err.waitFor();
+    expect(await err.textContent()).toMatch(/^Not sent: .+Your text is still here\.$/);
+    expect(await page.locator('#reply-text').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#reply-text').inputValue()).toBe(tooLong);
+    expect((await ticket(hostile)).replies.length).toBe(1);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('fits a phone: one column, the ticket readable at 390 px', async () => {
     const { page, errors, close } = await openConsole(stack, '/console/', 390);
     await signInWithKey(page, stack.api.keys.sk);
