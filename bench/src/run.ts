@@ -8,7 +8,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
 import { writeMarkdown } from './markdown-file.js';
@@ -400,21 +399,16 @@ async function growth() {
 }
 
 function sizes() {
-  const dist = join(ROOT, 'widget/dist');
-  const measureFile = (file: string) => {
-    const data = readFileSync(join(dist, file));
-    return {
-      raw: data.length,
-      gzip: gzipSync(data, { level: 9 }).length,
-      br: brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
-    };
+  // The widget's own report: widget.js, and the panel as a customer loads it (entry + one locale).
+  const report = JSON.parse(
+    execSync('node scripts/size-report.mjs --json', { cwd: join(ROOT, 'widget') }).toString(),
+  ) as {
+    loader: { raw: number; gzip: number; brotli: number };
+    panel: { raw: number; gzip: number; brotli: number };
   };
   const kb = (n: number) => `${fmt(n / 1024, 2)} KB`;
-  const loader = measureFile('widget.js');
-  const panel = readdirSync(join(dist, 'widget'))
-    .filter((f) => f.endsWith('.js'))
-    .map((f) => measureFile(`widget/${f}`))
-    .reduce((a, b) => ({ raw: a.raw + b.raw, gzip: a.gzip + b.gzip, br: a.br + b.br }));
+  const loader = { ...report.loader, br: report.loader.brotli };
+  const panel = { ...report.panel, br: report.panel.brotli };
   add({
     what: 'widget.js raw / gzip / brotli',
     value: `${kb(loader.gzip)} gzip`,

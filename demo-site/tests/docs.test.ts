@@ -1,6 +1,6 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../../server/src/test-support/server.js';
+import { startServer, type TestServer } from '@ticketing/server/test-support';
 import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 import { shot } from './harness.js';
 

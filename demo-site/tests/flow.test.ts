@@ -16,12 +16,16 @@ describe('a customer, start to finish, in Chromium', () => {
     await page.getByLabel('Name').fill('Ada Lovelace');
     await page.getByLabel('Email').fill('ada@example.com');
     await page.getByLabel('Topic').selectOption('orders');
-    await page.getByLabel('Order number *').fill('10042');
+    await page.getByLabel('Order number').fill('10042');
     await page.getByLabel('Subject').fill('Lid does not fit');
     await page.getByLabel('Message').fill('The lid of my teapot is too small.');
-    await page
-      .getByLabel('Attachments')
-      .setInputFiles({ name: 'receipt.txt', mimeType: 'text/plain', buffer: Buffer.from('Order 10042, 39 EUR') });
+    // The file picker opens from the widget's own button (the browser's file input is hidden).
+    const [chooser] = await Promise.all([
+      page.waitForEvent('filechooser'),
+      page.getByRole('button', { name: 'Add files' }).click(),
+    ]);
+    await chooser.setFiles({ name: 'receipt.txt', mimeType: 'text/plain', buffer: Buffer.from('Order 10042, 39 EUR') });
+    await page.getByText('1 file', { exact: true }).waitFor();
     await shot(page, 'light-new-ticket');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('heading', { name: 'Lid does not fit' }).waitFor();
@@ -52,6 +56,7 @@ describe('a customer, start to finish, in Chromium', () => {
 
     await stack.api.call('POST', '/close-resolve', { json: { ticket_id: id, accept: true } });
     await page.getByRole('button', { name: '5 of 5' }).click({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Send rating' }).click();
     await page.getByText('Thank you for your rating!').waitFor();
     await shot(page, 'light-rated');
     const final = (await stack.api.call('GET', `/ticket?id=${id}`)).body;

@@ -53,7 +53,7 @@ describe('an XSS corpus', () => {
     await stack.api.call('POST', '/reply', { json: { ticket_id: id, message: 'final-marker-9' } });
     await page.locator('[data-ticketing] .msg', { hasText: 'final-marker-9' }).waitFor({ timeout: 15_000 });
     // The payloads are on screen, as text.
-    await expect(page.locator('[data-ticketing] .chip').first().textContent()).resolves.toBe(`${CORPUS[0]}.txt`);
+    await expect(page.locator('[data-ticketing] .file .name').first().textContent()).resolves.toBe(`${CORPUS[0]}.txt`);
     await shot(page, 'xss-thread');
     // Hover and click over everything, in case a handler slipped through.
     for (const el of await page.locator('[data-ticketing] .msg').all()) await el.hover();

@@ -20,16 +20,21 @@ describe('the launcher', () => {
       launcher_label: null,
     });
     w = mountWidget(s);
-    const button = $<HTMLButtonElement>(w.root, 'button.launcher');
-    expect(button.hidden).toBe(true);
-    await until(() => expect(button.hidden).toBe(false));
+    // Nothing in the page until /widget-config has answered; then everything at once.
+    expect(document.querySelector('[data-ticketing]')).toBeNull();
+    const button = await until(() => $<HTMLButtonElement>(w!.root, 'button.launcher'));
+    expect(button.hidden).toBe(false);
     expect(button.getAttribute('aria-label')).toBe('Contact support');
     expect(button.getAttribute('aria-expanded')).toBe('false');
     expect(w.host.getAttribute('data-position')).toBe('bottom-left');
-    expect(w.host.style.getPropertyValue('--tk-primary')).toBe('#fde047');
-    expect(w.host.style.getPropertyValue('--tk-on-primary')).toBe('#000'); // dark text on yellow
     expect(w.root.adoptedStyleSheets.length).toBe(1);
+    // The colours travel in the launcher's own sheet, not in a style attribute on the page's element.
+    const rules = [...w.root.adoptedStyleSheets[0]!.cssRules].map((r) => r.cssText).join('\n');
+    expect(rules).toMatch(/--tk-primary:\s*#fde047/);
+    expect(rules).toMatch(/--tk-on-primary:\s*#000/); // dark text on yellow
+    expect(w.host.getAttribute('style')).toBeNull();
     expect(document.querySelectorAll('style').length).toBe(0); // no global CSS
+    await support(s, 'POST', '/admin?r=design', {});
   });
 
   it('speaks German, and data-position and data-locale override the design', async () => {
@@ -49,8 +54,8 @@ describe('the launcher', () => {
     w.handle.on('ready', () => events.push('ready'));
     w.handle.on('open', () => events.push('open'));
     w.handle.on('close', () => events.push('close'));
-    const button = $<HTMLButtonElement>(w.root, 'button.launcher');
     await until(() => expect(events).toEqual(['ready']));
+    const button = $<HTMLButtonElement>(w.root, 'button.launcher');
     expect(w.loads()).toBe(0);
     button.dispatchEvent(new Event('mouseenter'));
     expect(w.loads()).toBe(1);
@@ -91,7 +96,7 @@ describe('the launcher', () => {
     try {
       w = mountWidget(s, { key: `pk_live_${'x'.repeat(30)}` });
       await until(() => expect(errors.join('\n')).toMatch(/\[ticketing\] could not start/));
-      expect($<HTMLButtonElement>(w.root, 'button.launcher').hidden).toBe(true);
+      expect(document.querySelector('[data-ticketing]')).toBeNull();
     } finally {
       console.error = original;
     }

@@ -1,11 +1,14 @@
+import { resolveObjectURL } from 'node:buffer';
 import { fireEvent } from '@testing-library/preact';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PNG_1PX } from '@ticketing/server/test-support';
 import {
   $,
   byText,
   mountWidget,
   server,
   support,
+  supportUpload,
   type,
   until,
   type Mounted,
@@ -114,26 +117,108 @@ describe('new ticket', () => {
       { id, email: 'ada@example.com', subject: 'Refund for order 42', created_at: stored.body.created_at },
     ]);
     expect($(root, '.sr[aria-live="polite"]').textContent).toContain('Your ticket was sent');
+    // A clear confirmation: the ticket's number and what happens next, with focus on it.
+    const done = $(root, '.created');
+    expect(done.textContent).toContain(`Your ticket number is ${id}.`);
+    expect(done.textContent).toContain('We will answer by email to ada@example.com');
+    expect(root.activeElement).toBe(done);
+    // Sent: no draft left behind.
+    expect(localStorage.getItem(`ticketing:drafts:${s.keys.pk}`)).toBeNull();
   });
 
-  it('shows API errors next to the field that param names, and keeps what was typed', async () => {
+  it('shows every invalid field at once, before sending, marks required fields and moves focus to the first', async () => {
     const root = await open();
     click(byText(root, 'button', 'New ticket'));
     await until(() => $(root, '#tk-subject'));
-    type($(root, '#tk-name'), 'Ada');
+    fireEvent.change($<HTMLSelectElement>(root, '#tk-category'), { target: { value: 'orders' } });
+    await until(() => $(root, '#tk-f-order_id'));
+    // Required fields: marked for the eye (an "*" the form explains) and for screen readers.
+    expect(byText(root, 'p', 'Fields marked * are required.')).toBeTruthy();
+    for (const id of ['tk-name', 'tk-email', 'tk-subject', 'tk-message', 'tk-f-order_id']) {
+      expect($(root, `#${id}`).getAttribute('aria-required')).toBe('true');
+      expect($(root, `label[for="${id}"] .req[aria-hidden="true"]`).textContent).toBe(' *');
+    }
+    expect($(root, '#tk-f-gift').getAttribute('aria-required')).toBeNull();
+    expect(root.querySelector('label[for="tk-f-gift"] .req')).toBeNull();
     type($(root, '#tk-email'), 'not-an-email');
+    type($(root, '#tk-message'), 'Kept text');
+    click(byText(root, 'button', 'Send'));
+    const expected = {
+      'tk-name': 'Please fill this in.',
+      'tk-email': 'Please enter an email address like name@example.com.',
+      'tk-f-order_id': 'Please fill this in.',
+      'tk-subject': 'Please fill this in.',
+    };
+    for (const [id, text] of Object.entries(expected)) {
+      expect($(root, `#${id}-err`).textContent).toBe(text);
+      expect($(root, `#${id}`).getAttribute('aria-invalid')).toBe('true');
+      expect($(root, `#${id}`).getAttribute('aria-describedby')).toBe(`${id}-err`);
+    }
+    expect(root.querySelector('#tk-message-err')).toBeNull();
+    await until(() => expect(root.activeElement).toBe($(root, '#tk-name')));
+    expect($(root, '.sr[aria-live="polite"]').textContent).toBe('Please correct the 4 highlighted fields.');
+    expect($<HTMLTextAreaElement>(root, '#tk-message').value).toBe('Kept text');
+    // Nothing went to the server.
+    expect((await support(s, 'GET', '/list?email=not-an-email')).body.total).toBe(0);
+    // Corrected, it goes through. A field's error goes as soon as it is edited; the others stay.
+    type($(root, '#tk-name'), 'Ada');
+    await until(() => expect(root.querySelector('#tk-name-err')).toBeNull());
+    expect($(root, '#tk-name').getAttribute('aria-invalid')).toBeNull();
+    expect($(root, '#tk-subject-err').textContent).toBe('Please fill this in.');
+    type($(root, '#tk-email'), 'ada@example.com');
+    type($(root, '#tk-subject'), 'Hi');
+    type($(root, '#tk-f-order_id'), '42');
+    click(byText(root, 'button', 'Send'));
+    await until(() => byText(root, 'h3', 'Hi'));
+  });
+
+  it('shows what only the server refuses next to the field that param names, and keeps what was typed', async () => {
+    const root = await open();
+    click(byText(root, 'button', 'New ticket'));
+    await until(() => $(root, '#tk-subject'));
+    type($(root, '#tk-name'), 'Ada\u0007'); // a control character: the server's rule, not checked here
+    type($(root, '#tk-email'), 'ada@example.com');
     type($(root, '#tk-subject'), 'Hello');
     type($(root, '#tk-message'), 'Kept text');
     click(byText(root, 'button', 'Send'));
-    const err = await until(() => $(root, '#tk-email-err'));
-    expect(err.textContent).toMatch(/valid email/);
-    expect($(root, '#tk-email').getAttribute('aria-invalid')).toBe('true');
-    expect($(root, '#tk-email').getAttribute('aria-describedby')).toBe('tk-email-err');
+    const err = await until(() => $(root, '#tk-name-err'));
+    expect(err.textContent).toMatch(/control characters/);
+    expect($(root, '#tk-name').getAttribute('aria-invalid')).toBe('true');
+    await until(() => expect(root.activeElement).toBe($(root, '#tk-name')));
     expect($<HTMLTextAreaElement>(root, '#tk-message').value).toBe('Kept text');
-    // Empty required fields are caught before sending.
-    type($(root, '#tk-subject'), '');
+  });
+
+  it('keeps a draft of the form (all but files) when the panel closes and the page reloads', async () => {
+    let root = await open();
+    click(byText(root, 'button', 'New ticket'));
+    await until(() => $(root, '#tk-subject'));
+    fireEvent.change($<HTMLSelectElement>(root, '#tk-category'), { target: { value: 'orders' } });
+    await until(() => $(root, '#tk-f-order_id'));
+    type($(root, '#tk-f-order_id'), '77');
+    type($(root, '#tk-name'), 'Dora Draft');
+    type($(root, '#tk-email'), 'dora@example.com');
+    type($(root, '#tk-subject'), 'Half written');
+    type($(root, '#tk-message'), 'I was about to say');
+    const values = (r: ShadowRoot) =>
+      ['tk-name', 'tk-email', 'tk-category', 'tk-f-order_id', 'tk-subject', 'tk-message'].map(
+        (id) => $<HTMLInputElement>(r, `#${id}`).value,
+      );
+    const typed = ['Dora Draft', 'dora@example.com', 'orders', '77', 'Half written', 'I was about to say'];
+    // Closing the panel unmounts the form.
+    w!.handle.close();
+    await until(() => expect(root.querySelector('[role="dialog"]')).toBeNull());
+    w!.handle.open();
+    await until(() => $(root, '#tk-f-order_id'));
+    expect(values(root)).toEqual(typed);
+    // A reload: a new widget on the same page, with only localStorage in common.
+    w!.handle.destroy();
+    root = await open();
+    click(byText(root, 'button', 'New ticket'));
+    await until(() => $(root, '#tk-f-order_id'));
+    expect(values(root)).toEqual(typed);
     click(byText(root, 'button', 'Send'));
-    await until(() => expect($(root, '#tk-subject-err').textContent).toBe('Please fill this in.'));
+    await until(() => byText(root, 'h3', 'Half written'));
+    expect(localStorage.getItem(`ticketing:drafts:${s.keys.pk}`)).toBeNull();
   });
 
   it('keeps the text and offers a retry when the network fails', async () => {
@@ -161,19 +246,29 @@ describe('new ticket', () => {
     await until(() => byText(root, 'h3', 'Offline'));
   });
 
-  it('refuses a file that is too large or of the wrong type before sending', async () => {
+  it('refuses a file that is too large or of the wrong type before sending, in words, and counts the chosen ones', async () => {
     const root = await open();
     click(byText(root, 'button', 'New ticket'));
     const input = await until(() => $<HTMLInputElement>(root, '#tk-files'));
+    // The browser's own file input is hidden; a button in the widget's language opens it.
+    expect(input.hidden).toBe(true);
+    const button = byText(root, 'button', 'Add files');
+    expect($(root, '#tk-files-count').textContent).toBe('or drop or paste them here');
     const big = new File([new Uint8Array(5 * 1024 * 1024 + 1)], 'huge.txt');
     const exe = new File(['MZ'], 'tool.exe');
     const ok = new File(['hello'], 'notes.txt');
     fireEvent.change(input, { target: { files: [big, exe, ok] } });
     await until(() => byText(root, '.chip', /notes\.txt/));
     expect(root.querySelectorAll('.chip')).toHaveLength(1);
-    expect($(root, '#tk-files-err').textContent).toMatch(/tool\.exe/);
+    expect($(root, '#tk-files-count').textContent).toBe('1 file');
+    const err = $(root, '#tk-files-err').textContent;
+    expect(err).toContain('huge.txt is larger than 5 MB.');
+    expect(err).toMatch(/tool\.exe: this type of file cannot be attached/);
+    expect(button.getAttribute('aria-describedby')).toBe('tk-files-count tk-files-err');
+    fireEvent.change(input, { target: { files: [new File(['b'], 'more.csv')] } });
+    await until(() => expect($(root, '#tk-files-count').textContent).toBe('2 files'));
     click($(root, 'button[aria-label="Remove notes.txt"]'));
-    await until(() => expect(root.querySelectorAll('.chip')).toHaveLength(0));
+    await until(() => expect(root.querySelectorAll('.chip')).toHaveLength(1));
   });
 });
 
@@ -183,7 +278,7 @@ describe('thread', () => {
       s,
       'POST',
       '/create',
-      { name: 'Ada', email: 'ada@example.com', subject, message: 'It leaks.' },
+      { name: 'Ada', email: 'ada@example.com', subject, message: 'It leaks. **Badly**.' },
       s.keys.pk,
     );
     localStorage.setItem(
@@ -197,38 +292,58 @@ describe('thread', () => {
     const id = await ticketFromThisBrowser();
     const root = await open();
     click(await until(() => byText(root, '.item', /Leaky teapot/)));
-    await until(() => byText(root, '.msg', /It leaks\./));
-    await support(s, 'POST', '/reply', { ticket_id: id, message: 'We are sending a new one.', author: 'Grace' });
+    const mine = await until(() => byText(root, '.msg.mine', /It leaks\./));
+    expect(mine.textContent).toContain('**Badly**'); // the customer's own words, as typed
+    expect(mine.querySelector('strong')).toBeNull();
+    await support(s, 'POST', '/reply', {
+      ticket_id: id,
+      message: 'We are sending a **new one**. [Track it](https://shop.example/track).',
+      author: 'Grace',
+    });
     document.dispatchEvent(new Event('visibilitychange')); // what the 10 s poll does
     const reply = await until(() => byText(root, '.msg.theirs', /We are sending a new one\./));
     expect(reply.querySelector('header')!.textContent).toBe('Grace');
+    // Support's Markdown: bold, and a link that opens in a new tab without the opener.
+    expect($(reply, 'strong').textContent).toBe('new one');
+    const link = $<HTMLAnchorElement>(reply, 'a');
+    expect([link.href, link.target, link.rel]).toEqual(['https://shop.example/track', '_blank', 'noopener noreferrer']);
     expect($(root, '.sr[aria-live="polite"]').textContent).toBe('New reply from support.');
   });
 
-  it('sends a reply with a file, asks to close, and rates once closed', async () => {
+  it('sends a reply with a file, keeps a reply draft until it is sent, asks to close, and rates with a comment', async () => {
     const events: string[] = [];
     const id = await ticketFromThisBrowser('Broken lid');
-    const root = await open();
+    let root = await open();
     w!.handle.on('reply:sent', () => events.push('reply'));
     w!.handle.on('rated', () => events.push('rated'));
     click(await until(() => byText(root, '.item', /Broken lid/)));
-    const box = await until(() => $<HTMLTextAreaElement>(root, '#tk-reply'));
+    let box = await until(() => $<HTMLTextAreaElement>(root, '#tk-reply'));
+    expect(box.getAttribute('aria-required')).toBe('true');
     type(box, 'Here is a photo');
+    // The draft survives a reload (a new widget, the same localStorage).
+    w!.handle.destroy();
+    root = await open();
+    w!.handle.on('reply:sent', () => events.push('reply'));
+    w!.handle.on('rated', () => events.push('rated'));
+    click(await until(() => byText(root, '.item', /Broken lid/)));
+    box = await until(() => $<HTMLTextAreaElement>(root, '#tk-reply'));
+    expect(box.value).toBe('Here is a photo');
     const input = $<HTMLInputElement>(root, '#tk-reply-files');
-    Object.defineProperty(input, 'files', {
-      value: [new File(['receipt'], 'receipt.txt', { type: 'text/plain' })],
-      configurable: true,
-    });
-    input.dispatchEvent(new Event('change', { bubbles: true }));
+    fireEvent.change(input, { target: { files: [new File(['receipt'], 'receipt.txt', { type: 'text/plain' })] } });
+    await until(() => expect($(root, '#tk-reply-files-count').textContent).toBe('1 file'));
     click(byText(root, 'button', 'Reply'));
     await until(() => byText(root, '.msg.mine', /Here is a photo/));
-    await until(() => byText(root, '.chip', 'receipt.txt'));
+    // The reply's file, with its size, as a download button in the thread.
+    const file = await until(() => byText(root, '.msg.mine .file', /receipt\.txt/));
+    expect($(file, '.size').textContent).toBe('7 byte');
+    expect(file.title).toBe('Download receipt.txt');
     expect(box.value).toBe('');
+    expect(localStorage.getItem(`ticketing:drafts:${s.keys.pk}`)).toBeNull();
     const stored = (await support(s, 'GET', `/ticket?id=${id}`)).body;
     expect(stored.replies[0]).toMatchObject({
       message: 'Here is a photo',
       from_customer: true,
-      attachments: [{ name: 'receipt.txt' }],
+      attachments: [{ name: 'receipt.txt', size: 7 }],
     });
 
     click(byText(root, 'button', /close the ticket/));
@@ -236,19 +351,90 @@ describe('thread', () => {
     await support(s, 'POST', '/close-resolve', { ticket_id: id, accept: true });
     document.dispatchEvent(new Event('visibilitychange'));
     const star = await until(() => $<HTMLButtonElement>(root, 'button[aria-label="4 of 5"]'));
+    expect(star.textContent).toBe('☆');
     click(star);
-    await until(() => byText(root, '[role="status"]', 'Thank you for your rating!'));
-    expect($(root, 'button[aria-label="4 of 5"]').getAttribute('aria-pressed')).toBe('true');
-    expect((await support(s, 'GET', `/ticket?id=${id}`)).body.rating.score).toBe(4);
+    // Chosen stars are filled, the others outlined: not colour alone.
+    await until(() => expect(star.getAttribute('aria-pressed')).toBe('true'));
+    expect([...root.querySelectorAll('.star')].map((b) => b.textContent).join('')).toBe('★★★★☆');
+    type($(root, '#tk-rate-comment'), 'Quick and kind.');
+    click(byText(root, 'button', 'Send rating'));
+    await until(() => byText(root, '[role="status"] p', 'Thank you for your rating!'));
+    expect(byText(root, 'p', 'You rated this 4 of 5.')).toBeTruthy();
+    expect((await support(s, 'GET', `/ticket?id=${id}`)).body.rating).toMatchObject({
+      score: 4,
+      comment: 'Quick and kind.',
+    });
     expect(events).toEqual(['reply', 'rated']);
   });
 
-  it("forgets this browser's tickets on request", async () => {
-    await ticketFromThisBrowser();
+  it("lists support's files with their sizes and shows images as thumbnails, fetched with the key", async () => {
+    const id = await ticketFromThisBrowser('Which lid?');
+    const reply = await support(s, 'POST', '/reply', { ticket_id: id, message: 'Is it this one?', author: 'Grace' });
+    const replyId = reply.body.replies[0].id as string;
+    const png = await supportUpload(
+      s,
+      { ticket_id: id, reply_id: replyId },
+      {
+        name: 'lid.png',
+        data: PNG_1PX,
+        type: 'image/png',
+      },
+    );
+    expect(png.status).toBe(201);
+    const sheet = Buffer.from('size,colour\nM,blue\n');
+    expect(
+      (
+        await supportUpload(
+          s,
+          { ticket_id: id, reply_id: replyId },
+          { name: 'sizes.csv', data: sheet, type: 'text/csv' },
+        )
+      ).status,
+    ).toBe(201);
     const root = await open();
+    click(await until(() => byText(root, '.item', /Which lid\?/)));
+    const theirs = await until(() => byText(root, '.msg.theirs', /Is it this one\?/));
+    const files = [...theirs.querySelectorAll('.file')];
+    expect(files.map((f) => [f.querySelector('.name')!.textContent, f.querySelector('.size')!.textContent])).toEqual([
+      ['lid.png', `${PNG_1PX.length} byte`],
+      ['sizes.csv', '19 byte'],
+    ]);
+    // The thumbnail is an object URL of the bytes the server holds; only images get one.
+    const img = await until(() => $<HTMLImageElement>(files[0]!, 'img.thumb'));
+    expect(img.src).toMatch(/^blob:/);
+    const blob = resolveObjectURL(img.src)!;
+    expect(Buffer.from(await blob.arrayBuffer()).equals(PNG_1PX)).toBe(true);
+    expect(files[1]!.querySelector('img')).toBeNull();
+  });
+
+  it("forgets this browser's tickets on request, and their drafts with them", async () => {
+    const id = await ticketFromThisBrowser();
+    localStorage.setItem(
+      `ticketing:drafts:${s.keys.pk}`,
+      JSON.stringify({
+        new: { subject: 'Another' },
+        replies: { [id]: 'Unsent', tkt_gone: 'Of a ticket forgotten before' },
+      }),
+    );
+    const root = await open();
+    // A draft of a ticket this browser no longer remembers is dropped on start.
+    expect(JSON.parse(localStorage.getItem(`ticketing:drafts:${s.keys.pk}`)!).replies).toEqual({ [id]: 'Unsent' });
     click(await until(() => byText(root, 'button', /Forget these tickets/)));
     await until(() => byText(root, 'p', 'No tickets from this browser yet.'));
     expect(localStorage.getItem(`ticketing:tickets:${s.keys.pk}`)).toBeNull();
+    expect(localStorage.getItem(`ticketing:drafts:${s.keys.pk}`)).toBeNull();
+  });
+});
+
+describe('the panel', () => {
+  it('follows a click made the moment it shows, before its effects have run', async () => {
+    const root = await open();
+    w!.handle.close();
+    await until(() => expect(root.querySelector('[role="dialog"]')).toBeNull());
+    // 'open' is emitted right after the panel is drawn again: the click comes before any effect.
+    w!.handle.on('open', () => click(byText(root, 'button', 'New ticket')));
+    w!.handle.open();
+    await until(() => $(root, '#tk-subject'));
   });
 });
 

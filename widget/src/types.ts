@@ -39,4 +39,6 @@ export interface PanelHandle {
 
 export interface PanelModule {
   createPanel(ctx: PanelContext): PanelHandle;
+  /** Starts loading the strings of a locale. */
+  prefetch(locale: string): void;
 }

@@ -20,13 +20,17 @@ export class ApiError extends Error {
  * never in a URL; no cookies are sent (the default credentials mode does not send them cross-origin).
  */
 export function createApi(base: string, key: string) {
-  async function call(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) {
+  async function send(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) {
     let res: Response;
     try {
       res = await fetch(base + path, { method, body, headers: { Authorization: `Bearer ${key}`, ...headers } });
     } catch {
       throw new ApiError(0, 'network', 'network');
     }
+    return res;
+  }
+  async function call(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) {
+    const res = await send(method, path, body, headers);
     if (res.status === 304) return { res, data: null };
     const data = await res.json().catch(() => null);
     if (!res.ok) {
@@ -61,10 +65,23 @@ export function createApi(base: string, key: string) {
       form.append('file', file);
       return call('POST', '/upload', form).then((r) => r.data as Attachment);
     },
+    /**
+     * An attachment's bytes. The key goes in the Authorization header, so a plain link cannot fetch
+     * it: the widget fetches it and hands the browser a Blob.
+     */
+    file: async (ticket_id: string, email: string, file_id: string): Promise<Blob> => {
+      const res = await send('GET', `/file?${new URLSearchParams({ ticket_id, file_id, email })}`);
+      if (!res.ok) throw new ApiError(res.status, 'file', res.statusText);
+      try {
+        return await res.blob();
+      } catch {
+        throw new ApiError(0, 'network', 'network');
+      }
+    },
     closeRequest: (ticket_id: string, email: string) =>
       post('/close-request', { ticket_id, email }) as Promise<PublicTicket>,
-    rate: (ticket_id: string, email: string, score: number) =>
-      post('/rate', { ticket_id, email, score }) as Promise<PublicTicket>,
+    rate: (ticket_id: string, email: string, score: number, comment: string) =>
+      post('/rate', { ticket_id, email, score, ...(comment ? { comment } : {}) }) as Promise<PublicTicket>,
   };
 }
 

@@ -1,4 +1,4 @@
-import { useSignal } from '@preact/signals';
+import { useBox } from '../state/box.js';
 import { useEffect } from 'preact/hooks';
 import type { Article as ArticleData } from '../api/client.js';
 import { useStore } from '../state/context.js';
@@ -6,8 +6,8 @@ import { Markdown } from './markdown.js';
 
 export function Article({ id }: { id: string }) {
   const s = useStore();
-  const article = useSignal<ArticleData | null>(null);
-  const error = useSignal('');
+  const article = useBox<ArticleData | null>(null);
+  const error = useBox('');
   useEffect(() => {
     s.loadArticle(id).then(
       (a) => (article.value = a),

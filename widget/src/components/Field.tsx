@@ -1,3 +1,4 @@
+import { useStore } from '../state/context.js';
 import type { Category } from '../types.js';
 
 type FieldDef = Category['fields'][number];
@@ -10,25 +11,44 @@ const INPUT_TYPES: Record<string, 'text' | 'number' | 'email' | 'url' | 'date'> 
   date: 'date',
 };
 
+/** What a control needs to be tied to its label, its error and its required mark. */
+export interface FieldA11y {
+  id: string;
+  'aria-invalid': 'true' | undefined;
+  'aria-describedby': string | undefined;
+  'aria-required': 'true' | undefined;
+}
+
+/**
+ * The visible "*" of a required field. Hidden from screen readers, which hear aria-required instead
+ * (and the form says once what the mark means).
+ */
+export const RequiredMark = () => (
+  <span class="req" aria-hidden="true">
+    {' *'}
+  </span>
+);
+
 /** One labelled form control with its error, for a built-in or a custom field. */
 export function Field(props: {
   id: string;
   label: string;
+  required?: boolean | undefined;
   error?: string | undefined;
-  children: (a11y: {
-    id: string;
-    'aria-invalid': 'true' | undefined;
-    'aria-describedby': string | undefined;
-  }) => preact.ComponentChildren;
+  children: (a11y: FieldA11y) => preact.ComponentChildren;
 }) {
   const errId = `${props.id}-err`;
   return (
     <div>
-      <label for={props.id}>{props.label}</label>
+      <label for={props.id}>
+        {props.label}
+        {props.required && <RequiredMark />}
+      </label>
       {props.children({
         id: props.id,
         'aria-invalid': props.error ? 'true' : undefined,
         'aria-describedby': props.error ? errId : undefined,
+        'aria-required': props.required ? 'true' : undefined,
       })}
       {props.error && (
         <p class="err" id={errId}>
@@ -46,11 +66,11 @@ export function CustomField(props: {
   error?: string | undefined;
   onChange: (v: string) => void;
 }) {
+  const { t } = useStore();
   const { field } = props;
   const id = `tk-f-${field.id}`;
-  const label = field.label + (field.required ? ' *' : '');
   return (
-    <Field id={id} label={label} error={props.error}>
+    <Field id={id} label={field.label} required={field.required} error={props.error}>
       {(a) =>
         field.type === 'textarea' ? (
           <textarea
@@ -61,7 +81,7 @@ export function CustomField(props: {
           />
         ) : field.type === 'select' ? (
           <select {...a} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
-            <option value="">—</option>
+            <option value="">{t.chooseOption}</option>
             {field.options?.map((o) => (
               <option value={o}>{o}</option>
             ))}

@@ -1,4 +1,4 @@
-import { useSignal } from '@preact/signals';
+import { useBox } from '../state/box.js';
 import { useDebounced, useStore } from '../state/context.js';
 import type { KbListItem } from '../types.js';
 import { Offline } from './Offline.js';
@@ -7,8 +7,8 @@ import { Offline } from './Offline.js';
 export function Home() {
   const s = useStore();
   const { t, config } = s;
-  const q = useSignal('');
-  const results = useSignal<KbListItem[] | null>(null);
+  const q = useBox('');
+  const results = useBox<KbListItem[] | null>(null);
   useDebounced(q.value, 250, async (v) => (results.value = v.trim().length < 2 ? null : await s.searchKb(v)));
   return (
     <>

@@ -1,37 +1,65 @@
-import { useSignal } from '@preact/signals';
+import { useBox } from '../state/box.js';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiError } from '../api/client.js';
 import { useDebounced, useStore } from '../state/context.js';
+import { checkNewTicket, LIMITS } from '../state/validate.js';
 import type { KbListItem } from '../types.js';
 import { Attachments } from './Attachments.js';
 import { CustomField, Field } from './Field.js';
 import { Offline } from './Offline.js';
 import { Turnstile } from './Turnstile.js';
 
-/** The new-ticket form. Errors from the API appear next to the field that `param` names. */
+type Key = 'name' | 'email' | 'category' | 'subject' | 'message';
+
+/**
+ * The new-ticket form. Every problem shows at once, next to its field, before anything is sent; what
+ * the API refuses lands next to the field that `param` names. What is typed (all but files) is kept
+ * as a draft on this device until the ticket is sent.
+ */
 export function NewTicket() {
   const s = useStore();
   const { t, config } = s;
   const pre = s.prefill.value;
   const who = s.identity.value;
-  const v = useSignal<Record<string, string>>({
-    name: who.name ?? '',
-    email: who.email ?? '',
-    category: pre.category ?? '',
-    subject: pre.subject ?? '',
-    message: pre.message ?? '',
+  const draft = s.loadNewDraft();
+  // What the customer typed last time wins over what the page prefills, which wins over identify().
+  const v = useBox<Record<Key, string>>({
+    name: draft.name || who.name || '',
+    email: draft.email || who.email || '',
+    category: draft.category || pre.category || '',
+    subject: draft.subject || pre.subject || '',
+    message: draft.message || pre.message || '',
   });
-  const custom = useSignal<Record<string, string>>({ ...pre.fields });
-  const files = useSignal<File[]>([]);
-  const errors = useSignal<Record<string, string>>({});
-  const general = useSignal('');
-  const busy = useSignal(false);
-  const suggestions = useSignal<KbListItem[]>([]);
-  const token = useSignal('');
+  const custom = useBox<Record<string, string>>({ ...pre.fields, ...draft.fields });
+  const files = useBox<File[]>([]);
+  const errors = useBox<Record<string, string>>({});
+  const general = useBox('');
+  const busy = useBox(false);
+  const suggestions = useBox<KbListItem[]>([]);
+  const token = useBox('');
+  const form = useRef<HTMLFormElement>(null);
+  /** Set when errors were just shown: the first invalid field gets focus once they are rendered. */
+  const focusError = useRef(false);
   // One key per ticket being written: a retry after a failure cannot file it twice.
   const idem = useRef(s.uuid());
   const category = config.categories.find((c) => c.id === v.value.category);
-  const set = (k: string, value: string) => (v.value = { ...v.value, [k]: value });
+
+  // Each change is kept as the draft, and clears that field's error: it is re-checked on sending.
+  const changed = (param: string) => {
+    s.saveNewDraft({ ...v.value, fields: custom.value });
+    if (errors.value[param]) {
+      const { [param]: _, ...rest } = errors.value;
+      errors.value = rest;
+    }
+  };
+  const set = (k: Key, value: string) => {
+    v.value = { ...v.value, [k]: value };
+    changed(k);
+  };
+  const setCustom = (id: string, value: string) => {
+    custom.value = { ...custom.value, [id]: value };
+    changed(`fields.${id}`);
+  };
 
   useEffect(() => {
     // identify() after the form opened fills what is still empty
@@ -41,29 +69,42 @@ export function NewTicket() {
     v.value = next;
   }, [who.name, who.email]);
 
-  useDebounced(v.value.subject ?? '', 300, async (q) => {
+  useEffect(() => {
+    if (!focusError.current) return;
+    focusError.current = false;
+    form.current?.querySelector<HTMLElement>('[aria-invalid="true"], .drop .err')?.focus();
+  });
+
+  useDebounced(v.value.subject, 300, async (q) => {
     if (config.modules.kb) suggestions.value = (await s.searchKb(q)).slice(0, 3);
   });
+
+  /** Shows every problem at once, moves focus to the first and says how many there are. */
+  function show(found: Record<string, string>) {
+    errors.value = found;
+    const n = Object.keys(found).length;
+    if (!n) return;
+    focusError.current = true;
+    s.announcement.value = s.count(t.fixFields, n);
+  }
 
   async function submit(e: Event) {
     e.preventDefault();
     if (busy.value) return;
-    const missing: Record<string, string> = {};
-    for (const k of ['name', 'email', 'subject', 'message']) if (!v.value[k]!.trim()) missing[k] = t.required;
-    if (config.form.require_category && !v.value.category) missing.category = t.required;
-    errors.value = missing;
     general.value = '';
-    if (Object.keys(missing).length) return;
-    const form = new FormData();
-    for (const [k, value] of Object.entries(v.value)) if (value) form.append(k, value);
+    const found = checkNewTicket(t, v.value, custom.value, category, config.form.require_category);
+    show(found);
+    if (Object.keys(found).length) return;
+    const body = new FormData();
+    for (const [k, value] of Object.entries(v.value)) if (value) body.append(k, value);
     if (category)
-      for (const f of category.fields) if (custom.value[f.id]) form.append(`fields[${f.id}]`, custom.value[f.id]!);
-    if (config.form.show_page_url && /^https?:/.test(location.href)) form.append('page_url', location.href);
-    if (token.value) form.append('cf-turnstile-response', token.value);
-    for (const f of files.value) form.append('attachments[]', f);
+      for (const f of category.fields) if (custom.value[f.id]) body.append(`fields[${f.id}]`, custom.value[f.id]!);
+    if (config.form.show_page_url && /^https?:/.test(location.href)) body.append('page_url', location.href);
+    if (token.value) body.append('cf-turnstile-response', token.value);
+    for (const f of files.value) body.append('attachments[]', f);
     busy.value = true;
     try {
-      await s.createTicket(form, idem.current);
+      await s.createTicket(body, idem.current);
       idem.current = s.uuid();
     } catch (err) {
       if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.code !== 'rate_limited') {
@@ -71,7 +112,7 @@ export function NewTicket() {
         const list = err.details.length ? err.details : err.param ? [{ param: err.param, message: err.message }] : [];
         const next: Record<string, string> = {};
         for (const d of list) next[d.param.startsWith('attachments') ? 'attachments' : d.param] ??= d.message;
-        errors.value = next;
+        show(next);
         general.value = err.code === 'validation_failed' && list.length ? '' : err.message;
         // The request was answered: a corrected resend is a new request.
         idem.current = s.uuid();
@@ -83,27 +124,27 @@ export function NewTicket() {
     }
   }
 
-  const text = (k: string, label: string, type: 'text' | 'email' = 'text', extra: Record<string, unknown> = {}) => (
-    <Field id={`tk-${k}`} label={label} error={errors.value[k]}>
+  const text = (k: Key, label: string, max: number, extra: Record<string, unknown> = {}) => (
+    <Field id={`tk-${k}`} label={label} required error={errors.value[k]}>
       {(a) => (
-        <input
-          {...a}
-          {...extra}
-          type={type as 'text'}
-          value={v.value[k]}
-          onInput={(e) => set(k, e.currentTarget.value)}
-        />
+        <input {...a} {...extra} maxLength={max} value={v.value[k]} onInput={(e) => set(k, e.currentTarget.value)} />
       )}
     </Field>
   );
 
   return (
-    <form onSubmit={submit} noValidate>
+    <form ref={form} onSubmit={submit} noValidate>
       <Offline />
-      {text('name', t.name, 'text', { autocomplete: 'name' })}
-      {text('email', t.email, 'email', { autocomplete: 'email' })}
+      <p class="muted">{t.requiredHint}</p>
+      {text('name', t.name, LIMITS.name, { type: 'text', autocomplete: 'name' })}
+      {text('email', t.email, LIMITS.email, { type: 'email', autocomplete: 'email' })}
       {config.categories.length > 0 && (
-        <Field id="tk-category" label={t.category} error={errors.value.category}>
+        <Field
+          id="tk-category"
+          label={t.category}
+          required={config.form.require_category}
+          error={errors.value.category}
+        >
           {(a) => (
             <select {...a} value={v.value.category} onChange={(e) => set('category', e.currentTarget.value)}>
               <option value="">{t.chooseCategory}</option>
@@ -119,10 +160,10 @@ export function NewTicket() {
           field={f}
           value={custom.value[f.id] ?? ''}
           error={errors.value[`fields.${f.id}`]}
-          onChange={(value) => (custom.value = { ...custom.value, [f.id]: value })}
+          onChange={(value) => setCustom(f.id, value)}
         />
       ))}
-      {text('subject', t.subject)}
+      {text('subject', t.subject, LIMITS.subject, { type: 'text' })}
       {suggestions.value.length > 0 && (
         <div class="notice" aria-live="polite">
           <p>{t.suggested}</p>
@@ -137,7 +178,7 @@ export function NewTicket() {
           </ul>
         </div>
       )}
-      <Field id="tk-message" label={t.message} error={errors.value.message}>
+      <Field id="tk-message" label={t.message} required error={errors.value.message}>
         {(a) => <textarea {...a} value={v.value.message} onInput={(e) => set('message', e.currentTarget.value)} />}
       </Field>
       {config.modules.uploads && config.form.allow_attachments && (

@@ -11,41 +11,47 @@ export function Panel() {
   const { t, config, view } = s;
   const dialog = useRef<HTMLDivElement>(null);
   const v = view.value;
-  // Focus moves into the dialog when it opens and to the top of each new view.
+  // Focus moves into the dialog when it opens and to the top of each new view, unless the view has
+  // already put it somewhere in its body (the confirmation after filing).
   useEffect(() => {
-    const first = dialog.current?.querySelector<HTMLElement>('.body input, .body select, .body textarea, .body button');
+    const body = dialog.current?.querySelector('.body');
+    if (body?.contains(s.ctx.root.activeElement)) return;
+    const first = body?.querySelector<HTMLElement>('input:not([hidden]), select, textarea, button');
     (first ?? dialog.current?.querySelector<HTMLElement>('.icon'))?.focus();
   }, [v]);
   return (
-    <div
-      ref={dialog}
-      class={`tk ${config.design.theme}`}
-      role="dialog"
-      aria-modal="false"
-      aria-labelledby="tk-title"
-      lang={s.ctx.locale}
-      onKeyDown={(e) => e.key === 'Escape' && s.ctx.requestClose()}
-    >
-      <div class="head">
-        {v.name !== 'home' && (
-          <button type="button" class="icon" aria-label={t.back} onClick={s.back}>
-            ‹
+    <div class="frame">
+      <div
+        ref={dialog}
+        class={`tk ${config.design.theme}`}
+        role="dialog"
+        aria-modal="false"
+        aria-labelledby="tk-title"
+        lang={s.lang}
+        dir={s.rtl ? 'rtl' : 'ltr'}
+        onKeyDown={(e) => e.key === 'Escape' && s.ctx.requestClose()}
+      >
+        <div class="head">
+          {v.name !== 'home' && (
+            <button type="button" class="icon" aria-label={t.back} onClick={s.back}>
+              ‹
+            </button>
+          )}
+          {config.design.logo_url && <img src={config.design.logo_url} alt="" />}
+          <h2 id="tk-title">{config.design.title}</h2>
+          <button type="button" class="icon" aria-label={t.close} onClick={s.ctx.requestClose}>
+            ×
           </button>
-        )}
-        {config.design.logo_url && <img src={config.design.logo_url} alt="" />}
-        <h2 id="tk-title">{config.design.title}</h2>
-        <button type="button" class="icon" aria-label={t.close} onClick={s.ctx.requestClose}>
-          ×
-        </button>
-      </div>
-      <div class="body">
-        {v.name === 'home' && <Home />}
-        {v.name === 'new' && <NewTicket />}
-        {v.name === 'thread' && <Thread id={v.id} email={v.email} />}
-        {v.name === 'article' && <Article id={v.id} />}
-      </div>
-      <div class="sr" aria-live="polite">
-        {s.announcement.value}
+        </div>
+        <div class="body">
+          {v.name === 'home' && <Home />}
+          {v.name === 'new' && <NewTicket />}
+          {v.name === 'thread' && <Thread id={v.id} email={v.email} />}
+          {v.name === 'article' && <Article id={v.id} />}
+        </div>
+        <div class="sr" aria-live="polite">
+          {s.announcement.value}
+        </div>
       </div>
     </div>
   );

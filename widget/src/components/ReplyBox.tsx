@@ -1,22 +1,28 @@
-import { useSignal } from '@preact/signals';
+import { useBox } from '../state/box.js';
 import { useRef } from 'preact/hooks';
 import { useStore } from '../state/context.js';
 import { Attachments } from './Attachments.js';
+import { RequiredMark } from './Field.js';
 
-/** The customer's reply, with files. A failed send keeps the text and offers a retry. */
-export function ReplyBox() {
+/**
+ * The customer's reply, with files. What is typed is kept as a draft on this device until it is sent;
+ * a failed send keeps the text and offers a retry.
+ */
+export function ReplyBox({ ticketId }: { ticketId: string }) {
   const s = useStore();
   const { t, config } = s;
-  const text = useSignal('');
-  const files = useSignal<File[]>([]);
-  const error = useSignal('');
-  const busy = useSignal(false);
+  const text = useBox(s.loadReplyDraft(ticketId));
+  const files = useBox<File[]>([]);
+  const error = useBox('');
+  const busy = useBox(false);
+  const box = useRef<HTMLTextAreaElement>(null);
   const idem = useRef(s.uuid());
   async function send(e: Event) {
     e.preventDefault();
     if (busy.value) return;
     if (!text.value.trim()) {
       error.value = t.required;
+      box.current?.focus();
       return;
     }
     busy.value = true;
@@ -34,14 +40,24 @@ export function ReplyBox() {
   }
   return (
     <form onSubmit={send} noValidate>
-      <label for="tk-reply">{t.yourReply}</label>
-      <textarea
-        id="tk-reply"
-        value={text.value}
-        aria-invalid={error.value ? 'true' : undefined}
-        aria-describedby={error.value ? 'tk-reply-err' : undefined}
-        onInput={(e) => (text.value = e.currentTarget.value)}
-      />
+      <div>
+        <label for="tk-reply">
+          {t.yourReply}
+          <RequiredMark />
+        </label>
+        <textarea
+          ref={box}
+          id="tk-reply"
+          value={text.value}
+          aria-required="true"
+          aria-invalid={error.value === t.required ? 'true' : undefined}
+          aria-describedby={error.value ? 'tk-reply-err' : undefined}
+          onInput={(e) => {
+            text.value = e.currentTarget.value;
+            s.saveReplyDraft(ticketId, text.value);
+          }}
+        />
+      </div>
       {config.modules.uploads && (
         <Attachments id="tk-reply-files" files={files.value} onChange={(f) => (files.value = f)} />
       )}

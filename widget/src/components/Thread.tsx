@@ -1,25 +1,39 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { useStore } from '../state/context.js';
-import type { Attachment } from '../types.js';
+import { Files } from './Files.js';
+import { Markdown } from './markdown.js';
 import { Rating } from './Rating.js';
 import { ReplyBox } from './ReplyBox.js';
 
 const POLL_MS = 10_000;
 
-function Files({ list }: { list: Attachment[] }) {
-  if (!list.length) return null;
+// The server's default status names (server/src/admin/schema.ts, DEFAULT_STATUSES): a status still
+// called so is shown in the widget's language; one the owner renamed shows its own name.
+const DEFAULT_NAMES: Record<string, string> = {
+  open: 'Open',
+  pending: 'Pending',
+  answered: 'Answered',
+  closed: 'Closed',
+};
+
+/** Right after filing: the ticket's number and what happens next. Focused, so it is read out first. */
+function Created({ id, email }: { id: string; email: string }) {
+  const { t, fill } = useStore();
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.focus(), []);
   return (
-    <div class="files">
-      {list.map((a) => (
-        <span class="chip">{a.name}</span>
-      ))}
+    <div class="notice created" role="status" tabIndex={-1} ref={box} aria-labelledby="tk-created">
+      <h3 id="tk-created">{t.createdTitle}</h3>
+      <p>{fill(t.createdNumber, { id })}</p>
+      <p>{fill(t.createdNext, { email })}</p>
     </div>
   );
 }
 
 /**
- * One ticket: the message and replies, new replies appearing while it is open (polling with
- * If-None-Match about every 10 s while the page is visible), the reply box, closing and rating.
+ * One ticket: the message and replies with their files, new replies appearing while it is open
+ * (polling with If-None-Match about every 10 s while the page is visible), the reply box, closing and
+ * rating.
  */
 export function Thread({ id, email }: { id: string; email: string }) {
   const s = useStore();
@@ -36,12 +50,15 @@ export function Thread({ id, email }: { id: string; email: string }) {
 
   const ticket = s.ticket.value;
   if (!ticket || ticket.id !== id) return <p class="muted">{s.ticketError.value ?? t.loading}</p>;
-  const status = s.meta.value?.statuses.find((x) => x.id === ticket.status)?.name ?? ticket.status;
+  const status = s.meta.value?.statuses.find((x) => x.id === ticket.status);
+  const statusName =
+    status && status.name !== DEFAULT_NAMES[status.id] ? status.name : (t.statuses[ticket.status] ?? ticket.status);
   return (
     <>
+      {s.justCreated.value === ticket.id && <Created id={ticket.id} email={ticket.email} />}
       <h3>{ticket.subject}</h3>
       <p class="muted">
-        {t.statusLabel}: {status}
+        {t.statusLabel}: {statusName}
       </p>
       <article class="msg mine">
         <header>{t.you}</header>
@@ -51,15 +68,17 @@ export function Thread({ id, email }: { id: string; email: string }) {
       {ticket.replies.map((r) => (
         <article class={r.from_customer ? 'msg mine' : 'msg theirs'}>
           <header>{r.from_customer ? t.you : (r.author ?? t.support)}</header>
-          {r.message}
+          {/* Support writes Markdown (links, lists, bold, code), rendered without HTML; the customer's
+              own words stay as typed. */}
+          {r.from_customer ? r.message : <Markdown source={r.message} />}
           <Files list={r.attachments} />
         </article>
       ))}
-      {s.isClosed.value ? (
+      {s.isClosed() ? (
         config.modules.rating && <Rating />
       ) : (
         <>
-          <ReplyBox />
+          <ReplyBox key={ticket.id} ticketId={ticket.id} />
           {config.modules.close_request &&
             (ticket.close_request ? (
               <p class="notice">{t.closeRequested}</p>

@@ -1,6 +1,11 @@
-/** Every string the widget shows. A locale is a table with the same keys (see de.ts). */
+import type { Plural } from './plural.js';
+
+/**
+ * Every string the widget shows, English. A locale is a table with the same keys (de.ts, fr.ts, …),
+ * loaded as its own small file when the panel opens. `{name}` placeholders are filled by `fill`;
+ * counted phrases are plural forms (plural.ts) with the categories of Intl.PluralRules.
+ */
 export const en = {
-  launcher: 'Contact support',
   close: 'Close',
   back: 'Back',
   searchLabel: 'Search help articles',
@@ -14,18 +19,35 @@ export const en = {
   email: 'Email',
   category: 'Topic',
   chooseCategory: 'Choose a topic',
+  chooseOption: 'Choose…',
   subject: 'Subject',
   message: 'Message',
   attachments: 'Attachments',
   addFiles: 'Add files',
   dropHint: 'or drop or paste them here',
-  remove: 'Remove',
+  files: { one: '{n} file', other: '{n} files' } as Plural,
+  remove: 'Remove {name}',
   send: 'Send',
   sending: 'Sending…',
   retry: 'Try again',
   suggested: 'These articles may answer your question:',
   networkError: 'Could not reach support. Check your connection and try again.',
+  requiredHint: 'Fields marked * are required.',
   required: 'Please fill this in.',
+  mustCheck: 'Please tick this box.',
+  tooLong: 'Please shorten this to {max} characters or fewer.',
+  badEmail: 'Please enter an email address like name@example.com.',
+  badNumber: 'Please enter a number.',
+  badUrl: 'Please enter a web address starting with http:// or https://.',
+  badDate: 'Please enter a date.',
+  badOption: 'Please choose one of the options.',
+  fixFields: {
+    one: 'Please correct the highlighted field.',
+    other: 'Please correct the {n} highlighted fields.',
+  } as Plural,
+  fileTooLarge: '{name} is larger than 5 MB.',
+  fileType: '{name}: this type of file cannot be attached (allowed: images, PDF, text, CSV, JSON, ZIP).',
+  tooManyFiles: 'At most {max} files can be attached.',
   offline: 'We are offline right now. We will reply when we are back',
   offlineAt: 'on {when}.',
   you: 'You',
@@ -36,17 +58,21 @@ export const en = {
   closeRequested: 'You asked to close this ticket.',
   rateLabel: 'How did we do?',
   rateStar: '{n} of 5',
+  rateComment: 'Anything you want to add? (optional)',
+  rateSend: 'Send rating',
+  rated: 'You rated this {n} of 5.',
   thanks: 'Thank you for your rating!',
   newReply: 'New reply from support.',
   statusLabel: 'Status',
+  statuses: { open: 'Open', pending: 'Pending', answered: 'Answered', closed: 'Closed' } as Record<string, string>,
   loading: 'Loading…',
   notFound: 'This ticket could not be found.',
-  privacy: 'Privacy',
-  fileTooLarge: '{name} is larger than 5 MB.',
-  fileType: '{name}: this type of file cannot be attached.',
-  created: 'Your ticket was sent. We will answer here and by email.',
-  yes: 'Yes',
-  no: 'No',
+  createdTitle: 'Ticket received',
+  createdNumber: 'Your ticket number is {id}.',
+  createdNext: 'We will answer by email to {email}. You can also follow the ticket here, on this device.',
+  created: 'Your ticket was sent.',
+  download: 'Download {name}',
+  downloadFailed: '{name} could not be downloaded. Try again.',
 };
 
 export type Strings = typeof en;

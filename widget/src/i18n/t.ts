@@ -1,10 +1,24 @@
-import { de } from './de.js';
-import { en, type Strings } from './en.js';
+import type { Strings } from './en.js';
 
-const TABLES: Record<string, Strings> = { en, de };
-export type Locale = keyof typeof TABLES;
+// One file per locale, loaded with the panel: a customer downloads one table, not five.
+const TABLES: Record<string, () => Promise<Strings>> = {
+  en: () => import('./en.js').then((m) => m.en),
+  de: () => import('./de.js').then((m) => m.de),
+  fr: () => import('./fr.js').then((m) => m.fr),
+  es: () => import('./es.js').then((m) => m.es),
+  ar: () => import('./ar.js').then((m) => m.ar),
+};
 
-export const strings = (locale: string): Strings => TABLES[locale] ?? en;
+/** The table for a locale tag: exact ("de"), else its language ("de-AT" → "de"), else English. */
+export function localeOf(tag: string): string {
+  const lower = tag.toLowerCase();
+  return TABLES[lower] ? lower : TABLES[lower.split('-')[0]!] ? lower.split('-')[0]! : 'en';
+}
+
+export const loadStrings = (tag: string): Promise<Strings> => TABLES[localeOf(tag)]!();
+
+/** Languages written right to left, of those we have tables for. */
+export const isRtl = (tag: string) => localeOf(tag) === 'ar';
 
 /** Fills {name} placeholders. */
 export const fill = (text: string, values: Record<string, string | number>) =>

@@ -1,33 +1,60 @@
-import { signal } from '@preact/signals';
 import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import { Panel } from '../components/Panel.js';
+import { loadStrings } from '../i18n/t.js';
 import { StoreContext } from '../state/context.js';
-import { createStore } from '../state/store.js';
+import { createStore, type Store } from '../state/store.js';
 import panelCss from '../styles/panel.css?inline';
 import { adopt } from '../styles/adopt.js';
 import type { PanelContext, PanelHandle } from '../types.js';
+
+/** Starts loading a locale's strings (when the launcher is hovered), so the first open waits for nothing. */
+export function prefetch(locale: string) {
+  void loadStrings(locale).catch(() => {});
+}
+
+/** The panel, re-rendered whenever the store changes. */
+function App({ store }: { store: Store }) {
+  const [, setTick] = useState(0);
+  // Subscribed in the first render, not in an effect: effects run a frame later, and a change in
+  // between (a click the moment the panel shows) would not re-render it.
+  const [unsubscribe] = useState(() => store.subscribe(() => setTick((n) => n + 1)));
+  useEffect(() => unsubscribe, []);
+  return (
+    <StoreContext.Provider value={store}>
+      <Panel />
+    </StoreContext.Provider>
+  );
+}
 
 /** Mounts the Preact panel into the host's shadow root; the host decides when it shows. */
 export function createPanel(ctx: PanelContext): PanelHandle {
   const sheet = adopt(ctx.root, panelCss);
   const container = document.createElement('div');
   ctx.root.append(container);
-  const store = createStore(ctx);
-  const visible = signal(false);
-  const App = () => (visible.value ? <Panel /> : null);
-  render(
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>,
-    container,
+  let store: Store | undefined;
+  let visible = false;
+  let destroyed = false;
+  const draw = () => render(store && visible ? <App store={store} /> : null, container);
+  // The strings are a file of their own; the panel shows once they are there. Identity and prefill
+  // given meanwhile are in ctx (the host's own objects), which the store starts from.
+  loadStrings(ctx.locale).then(
+    (t) => {
+      if (destroyed) return;
+      store = createStore(ctx, t);
+      draw();
+    },
+    (err: unknown) => ctx.emit('error', err),
   );
   return {
-    show: () => (visible.value = true),
-    hide: () => (visible.value = false),
-    identify: (identity) => (store.identity.value = { ...identity }),
-    prefill: (prefill) => (store.prefill.value = { ...prefill }),
+    show: () => ((visible = true), draw()),
+    hide: () => ((visible = false), draw()),
+    identify: (identity) => store && (store.identity.value = { ...identity }),
+    prefill: (prefill) => store && (store.prefill.value = { ...prefill }),
     destroy() {
+      destroyed = true;
       render(null, container); // unmounts: every effect (polling, listeners) is cleaned up
+      store?.dispose();
       container.remove();
       ctx.root.adoptedStyleSheets = ctx.root.adoptedStyleSheets.filter((s) => s !== sheet);
     },

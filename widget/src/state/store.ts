@@ -1,7 +1,10 @@
-import { signal, computed } from '@preact/signals';
 import { ApiError, createApi, type Article } from '../api/client.js';
-import { fill, strings } from '../i18n/t.js';
-import type { KbListItem, Meta, PanelContext, PublicTicket } from '../types.js';
+import type { Strings } from '../i18n/en.js';
+import { plural, type Plural } from '../i18n/plural.js';
+import { fill, isRtl, localeOf } from '../i18n/t.js';
+import type { Attachment, KbListItem, Meta, PanelContext, PublicTicket } from '../types.js';
+import { box } from './box.js';
+import { dropDrafts, loadNewDraft, loadReplyDraft, saveNewDraft, saveReplyDraft, type NewDraft } from './drafts.js';
 import { loadSaved, storeSaved, type SavedTicket } from './saved-tickets.js';
 
 export type View =
@@ -9,28 +12,47 @@ export type View =
 
 const uuid = () => crypto.randomUUID();
 
-/**
- * The panel's state (signals, data only) and its actions (the only callers of the API). One store per
- * mounted panel; components read signals and call actions.
- */
-export function createStore(ctx: PanelContext) {
-  const api = createApi(ctx.api, ctx.apiKey);
-  const t = strings(ctx.locale);
-  const publicKey = ctx.apiKey;
+/** The image types the server accepts (files/check-file.ts): these get a thumbnail. */
+const IMAGE = /^image\/(jpeg|png|gif|webp)$/;
+export const isImage = (a: Attachment) => IMAGE.test(a.type);
 
-  const view = signal<View>({ name: 'home' });
+/**
+ * The panel's state (boxes, data only) and its actions (the only callers of the API). One store per
+ * mounted panel; components read boxes and call actions; any change re-renders the panel (subscribe).
+ */
+export function createStore(ctx: PanelContext, t: Strings) {
+  const api = createApi(ctx.api, ctx.apiKey);
+  const publicKey = ctx.apiKey;
+  const listeners = new Set<() => void>();
+  const changed = () => listeners.forEach((fn) => fn());
+  const cell = <T>(initial: T) => box(initial, changed);
+  /** Calls `fn` after every change of the store's state; returns the unsubscribe. */
+  const subscribe = (fn: () => void) => (listeners.add(fn), () => void listeners.delete(fn));
+  /** The language of the strings (lang=…), and whether it is written right to left. */
+  const lang = localeOf(ctx.locale);
+  const rtl = isRtl(ctx.locale);
+  const count = (forms: Plural, n: number) => plural(ctx.locale, forms, n);
+
+  const view = cell<View>({ name: 'home' });
   const history: View[] = [];
-  const identity = signal({ ...ctx.identity });
-  const prefill = signal({ ...ctx.prefill });
-  const saved = signal<SavedTicket[]>(loadSaved(publicKey));
-  const meta = signal<Meta | null>(null);
-  const ticket = signal<PublicTicket | null>(null);
-  const ticketError = signal<string | null>(null);
-  const announcement = signal('');
+  const identity = cell({ ...ctx.identity });
+  const prefill = cell({ ...ctx.prefill });
+  const saved = cell<SavedTicket[]>(loadSaved(publicKey));
+  // Reply drafts of tickets no longer remembered here go (the list keeps the newest 50).
+  dropDrafts(
+    publicKey,
+    saved.value.map((x) => x.id),
+  );
+  /** The ticket just filed from this panel: its thread opens with a confirmation. */
+  const justCreated = cell<string | null>(null);
+  const meta = cell<Meta | null>(null);
+  const ticket = cell<PublicTicket | null>(null);
+  const ticketError = cell<string | null>(null);
+  const announcement = cell('');
   let etag: string | undefined;
 
-  const closedStatuses = computed(() => new Set((meta.value?.statuses ?? []).filter((s) => s.closed).map((s) => s.id)));
-  const isClosed = computed(() => Boolean(ticket.value && closedStatuses.value.has(ticket.value.status)));
+  const isClosed = () =>
+    Boolean(ticket.value && meta.value?.statuses.some((s) => s.closed && s.id === ticket.value!.status));
 
   /** A message for people from an API error, in the widget's language where we know better. */
   const describe = (err: unknown) =>
@@ -39,9 +61,11 @@ export function createStore(ctx: PanelContext) {
   function go(next: View) {
     history.push(view.value);
     view.value = next;
+    justCreated.value = null;
   }
   function back() {
     view.value = history.pop() ?? { name: 'home' };
+    justCreated.value = null;
   }
 
   async function loadMeta() {
@@ -85,6 +109,7 @@ export function createStore(ctx: PanelContext) {
   async function createTicket(form: FormData, idempotencyKey: string) {
     const created = await api.create(form, idempotencyKey);
     remember(created);
+    saveNewDraft(publicKey, {});
     identity.value = { name: created.name, email: created.email };
     prefill.value = {};
     ctx.emit('ticket:created', { id: created.id });
@@ -94,6 +119,7 @@ export function createStore(ctx: PanelContext) {
     ticket.value = created;
     ticketError.value = null;
     announcement.value = t.created;
+    justCreated.value = created.id;
     void loadMeta();
     return created;
   }
@@ -107,6 +133,7 @@ export function createStore(ctx: PanelContext) {
     if (files.length) next = (await api.ticket(current.id, email))?.ticket ?? next;
     ticket.value = next;
     etag = undefined;
+    saveReplyDraft(publicKey, current.id, '');
     ctx.emit('reply:sent', { id: current.id });
   }
 
@@ -115,15 +142,64 @@ export function createStore(ctx: PanelContext) {
     ticket.value = await api.closeRequest(current.id, current.email);
   }
 
-  async function rate(score: number) {
+  async function rate(score: number, comment: string) {
     const current = ticket.value!;
-    ticket.value = await api.rate(current.id, current.email, score);
+    ticket.value = await api.rate(current.id, current.email, score, comment.trim());
     ctx.emit('rated', { id: current.id, score });
   }
 
+  /** Forgets this device's tickets and every draft with them. */
   function forget() {
     saved.value = [];
     storeSaved(publicKey, []);
+    dropDrafts(publicKey);
+  }
+
+  // Attachments: fetched with the key (a link cannot carry it), handed to the browser as object URLs.
+  const images = new Map<string, Promise<string>>();
+  const downloads = new Map<ReturnType<typeof setTimeout>, string>();
+  const fetchFile = (a: Attachment) => api.file(a.ticket_id, ticket.value!.email, a.id);
+
+  /** An object URL of an image attachment, for its thumbnail; one fetch per file while the panel lives. */
+  function thumbnail(a: Attachment): Promise<string> {
+    let url = images.get(a.id);
+    if (!url) {
+      url = fetchFile(a).then((blob) => URL.createObjectURL(blob));
+      url.catch(() => images.delete(a.id));
+      images.set(a.id, url);
+    }
+    return url;
+  }
+
+  /** Saves an attachment under its own name: an object URL, clicked as a download link, then revoked. */
+  async function download(a: Attachment) {
+    const url = isImage(a) ? await thumbnail(a) : URL.createObjectURL(await fetchFile(a));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = a.name;
+    link.hidden = true;
+    ctx.root.append(link);
+    link.click();
+    link.remove();
+    // A thumbnail's URL lives on with it; this one only until the browser has taken the download.
+    if (!isImage(a)) {
+      const timer = setTimeout(() => {
+        URL.revokeObjectURL(url);
+        downloads.delete(timer);
+      }, 10_000);
+      downloads.set(timer, url);
+    }
+  }
+
+  /** Frees what the panel holds outside the DOM: object URLs and their timers. */
+  function dispose() {
+    for (const url of images.values()) void url.then(URL.revokeObjectURL, () => {});
+    images.clear();
+    for (const [timer, url] of downloads) {
+      clearTimeout(timer);
+      URL.revokeObjectURL(url);
+    }
+    downloads.clear();
   }
 
   const searchKb = (q: string): Promise<KbListItem[]> =>
@@ -131,8 +207,12 @@ export function createStore(ctx: PanelContext) {
   const loadArticle = (id: string): Promise<Article> => api.article(id);
 
   return {
+    subscribe,
     t,
     fill,
+    count,
+    lang,
+    rtl,
     ctx,
     config: ctx.config,
     view,
@@ -143,6 +223,7 @@ export function createStore(ctx: PanelContext) {
     ticket,
     ticketError,
     announcement,
+    justCreated,
     isClosed,
     uuid,
     describe,
@@ -158,6 +239,13 @@ export function createStore(ctx: PanelContext) {
     forget,
     searchKb,
     loadArticle,
+    thumbnail,
+    download,
+    dispose,
+    loadNewDraft: () => loadNewDraft(publicKey),
+    saveNewDraft: (draft: NewDraft) => saveNewDraft(publicKey, draft),
+    loadReplyDraft: (id: string) => loadReplyDraft(publicKey, id),
+    saveReplyDraft: (id: string, text: string) => saveReplyDraft(publicKey, id, text),
   };
 }
 
