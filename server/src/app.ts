@@ -17,6 +17,7 @@ import { openApiRoutes } from './openapi/routes.js';
 import { portalRoutes } from './portal/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { serveAssets, widgetAssets } from './static/assets.js';
+import { serveConsole } from './static/console.js';
 import { fileRoutes } from './tickets/file-routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 
@@ -69,6 +70,10 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   const widget = widgetAssets();
   if (!widget.size) deps.logger.warn('the widget is not built (widget/dist is empty): run pnpm build');
   app.use(serveAssets(widget, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' }));
+  // The support console at /console/ (same origin as the API: its session cookie and CSRF token).
+  const consoleApp = serveConsole();
+  if (!consoleApp.built) deps.logger.warn('the console is not built (console/dist is empty): run pnpm build');
+  app.use(consoleApp.middleware);
   app.use(apiReference(ROUTES, deps)); // /docs: the browsable API reference
   if (extra.site) app.use(extra.site); // the demo pages, in demo mode only
   app.use(legacyPhp(ROUTES));

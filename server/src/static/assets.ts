@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 
-interface Asset {
+export interface Asset {
   body: Buffer;
   /** Compressed on first request, then kept: brotli at quality 11 costs ~0.1 s, not worth paying at start. */
   gzip?: Buffer;
@@ -25,7 +25,9 @@ const TYPES: Record<string, string> = {
 
 // src/static/ and dist/static/ are both three levels below the repository root. (path, not
 // `new URL(…, import.meta.url)`, which bundlers rewrite as an asset reference.)
-export const WIDGET_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'widget', 'dist');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const WIDGET_DIST = join(ROOT, 'widget', 'dist');
+export const CONSOLE_DIST = join(ROOT, 'console', 'dist');
 
 /** The files of `dir`, and of its subfolders when `deep`. */
 function walk(dir: string, deep: boolean): string[] {
@@ -73,21 +75,26 @@ export function serveAssets(assets: Map<string, Asset>, extraHeaders: Record<str
   return async (ctx, next) => {
     const asset = assets.get(ctx.path === '/' ? '/index.html' : ctx.path);
     if (!asset || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
-    ctx.vary('Accept-Encoding');
-    ctx.set('Cache-Control', asset.cache);
-    ctx.set('X-Content-Type-Options', 'nosniff');
     for (const [k, v] of Object.entries(extraHeaders)) ctx.set(k, v);
-    ctx.type = asset.type;
-    // The client's preference, q-values included (`br;q=0` means no brotli).
-    const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
-    if (encoding === 'br') {
-      ctx.set('Content-Encoding', 'br');
-      ctx.body = asset.br ??= brotliCompressSync(asset.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
-    } else if (encoding === 'gzip') {
-      ctx.set('Content-Encoding', 'gzip');
-      ctx.body = asset.gzip ??= gzipSync(asset.body, { level: 9 });
-    } else {
-      ctx.body = asset.body;
-    }
+    sendAsset(ctx, asset);
   };
+}
+
+/** Answers with `asset`, compressed as the client prefers, with its Cache-Control. */
+export function sendAsset(ctx: Context, asset: Asset) {
+  ctx.vary('Accept-Encoding');
+  ctx.set('Cache-Control', asset.cache);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.type = asset.type;
+  // The client's preference, q-values included (`br;q=0` means no brotli).
+  const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
+  if (encoding === 'br') {
+    ctx.set('Content-Encoding', 'br');
+    ctx.body = asset.br ??= brotliCompressSync(asset.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+  } else if (encoding === 'gzip') {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = asset.gzip ??= gzipSync(asset.body, { level: 9 });
+  } else {
+    ctx.body = asset.body;
+  }
 }

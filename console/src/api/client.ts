@@ -1,0 +1,175 @@
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from '@simplewebauthn/browser';
+import type {
+  AgentRef,
+  BulkResult,
+  BulkSet,
+  ConsoleTicket,
+  Counts,
+  Macro,
+  Meta,
+  Passkey,
+  Session,
+  TagDef,
+  TicketList,
+  TotpEnrolment,
+} from './types.js';
+
+/** An answer from the API that is an error (status 0: the network failed). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+    readonly details: { param: string; message: string }[] = [],
+    /** Seconds, from Retry-After (429, 503). */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+type Query = Record<string, string | number | undefined | null>;
+interface CallOptions {
+  query?: Query;
+  json?: unknown;
+  form?: FormData;
+  headers?: Record<string, string>;
+}
+
+export interface ApiHooks {
+  /** The session ended on the server (expired, signed out elsewhere, revoked). */
+  signedOut?: () => void;
+  /** The agent must choose a new password before anything else. */
+  passwordChangeRequired?: () => void;
+}
+
+const search = (query: Query = {}) => {
+  const entries = Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== '');
+  return entries.length ? `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)]))}` : '';
+};
+
+/**
+ * One function per endpoint the console uses. The session cookie goes along by itself (same origin);
+ * every unsafe call carries the session's CSRF token.
+ */
+export function createApi(base: string, hooks: ApiHooks = {}) {
+  let csrf = '';
+  /** A secret key (Bearer) while the server has no session sign-in yet: it needs no CSRF token. */
+  let key = '';
+
+  async function call<T>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
+    if (key) headers.Authorization = `Bearer ${key}`;
+    else if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
+    let body: BodyInit | undefined;
+    if (opts.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(opts.json);
+    } else if (opts.form) body = opts.form;
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}${search(opts.query)}`, {
+        method,
+        headers,
+        body,
+        credentials: 'same-origin',
+      });
+    } catch {
+      throw new ApiError(0, 'network', 'network');
+    }
+    if (res.status === 204) return undefined as T;
+    const data = await res.json().catch(() => null);
+    if (!res.ok) {
+      const e = data?.error ?? {};
+      const retry = Number(res.headers.get('Retry-After'));
+      const err = new ApiError(
+        res.status,
+        e.code ?? 'error',
+        e.message ?? res.statusText,
+        e.param,
+        e.details ?? [],
+        Number.isFinite(retry) && retry > 0 ? retry : undefined,
+      );
+      const refused = err.code === 'not_signed_in' || (key && (err.code === 'invalid_api_key' || err.status === 401));
+      if (refused && path !== '/session') hooks.signedOut?.();
+      if (err.code === 'password_change_required') hooks.passwordChangeRequired?.();
+      throw err;
+    }
+    return data as T;
+  }
+  const get = <T>(path: string, query?: Query) => call<T>('GET', path, { query });
+  const post = <T>(path: string, json: unknown = {}, headers?: Record<string, string>) =>
+    call<T>('POST', path, { json, headers });
+  const keepToken = (s: Session) => {
+    csrf = s.csrf_token;
+    return s;
+  };
+
+  return {
+    base,
+    setCsrf: (token: string) => void (csrf = token),
+    /** Use (or, with '', stop using) a secret key instead of the session cookie. */
+    setKey: (k: string) => void (key = k),
+    usesKey: () => Boolean(key),
+    /** Where a file of a ticket downloads from (the cookie authorises the GET). */
+    fileUrl: (ticket_id: string, file_id: string) => `${base}/file${search({ ticket_id, file_id })}`,
+    eventsUrl: () => `${base}/events`,
+
+    session: () => get<Session>('/session').then(keepToken),
+    signIn: (body: { email: string; password: string; code?: string }) =>
+      post<Session>('/session', body).then(keepToken),
+    signOut: () => call<void>('DELETE', '/session').finally(() => (csrf = '')),
+    changePassword: (current_password: string, new_password: string) =>
+      post<Session | undefined>('/session/password', { current_password, new_password }).then((s) =>
+        s?.csrf_token ? keepToken(s) : s,
+      ),
+    totpStart: () => post<TotpEnrolment>('/session/totp'),
+    totpConfirm: (code: string) => post<{ recovery_codes: string[] }>('/session/totp/confirm', { code }),
+    totpDisable: (code: string) => call<void>('DELETE', '/session/totp', { json: { code } }),
+    passkeys: () => get<{ data: Passkey[] }>('/session/passkeys').then((r) => r.data),
+    passkeyRegistrationOptions: () => post<PublicKeyCredentialCreationOptionsJSON>('/session/passkeys/options'),
+    passkeyAdd: (response: unknown, name: string) =>
+      post<{ passkey: Passkey }>('/session/passkeys', { response, name }).then((r) => r.passkey),
+    passkeyRemove: (id: string) => call<void>('DELETE', '/session/passkeys', { query: { id } }),
+    passkeySignInOptions: () => post<PublicKeyCredentialRequestOptionsJSON>('/session/passkey/options'),
+    passkeySignIn: (response: unknown) => post<Session>('/session/passkey', { response }).then(keepToken),
+
+    meta: () => get<Meta>('/meta'),
+    /** Admin-only reads (role agent: 403 admin_required); the console does without them. */
+    agents: () => get<{ agents: AgentRef[] }>('/admin', { r: 'agents' }).then((r) => r.agents),
+    macros: () => get<{ macros: Macro[] }>('/admin', { r: 'macros' }).then((r) => r.macros),
+    tagDefs: () => get<{ tags: TagDef[] }>('/admin', { r: 'tags' }).then((r) => r.tags),
+
+    list: (query: Query) => get<TicketList>('/list', query),
+    counts: () => get<Counts>('/counts'),
+    ticket: (id: string) => get<ConsoleTicket>('/ticket', { id }),
+    reply: (
+      body: { ticket_id: string; message: string; internal?: boolean; status?: string; macro?: string },
+      idempotencyKey: string,
+    ) => post<ConsoleTicket>('/reply', body, { 'Idempotency-Key': idempotencyKey }),
+    upload: (ticket_id: string, file: File, reply_id?: string) => {
+      const form = new FormData();
+      form.append('ticket_id', ticket_id);
+      if (reply_id) form.append('reply_id', reply_id);
+      form.append('file', file);
+      return call<unknown>('POST', '/upload', { form });
+    },
+    status: (ticket_id: string, status: string) => post<ConsoleTicket>('/status', { ticket_id, status }),
+    priority: (ticket_id: string, priority: string) => post<ConsoleTicket>('/priority', { ticket_id, priority }),
+    assign: (ticket_id: string, agent_id: string | null) => post<ConsoleTicket>('/assign', { ticket_id, agent_id }),
+    changeTags: (ticket_id: string, change: { add?: string[]; remove?: string[] }) =>
+      post<ConsoleTicket>('/tags', { ticket_id, ...change }),
+    closeResolve: (ticket_id: string, accept: boolean) => post<ConsoleTicket>('/close-resolve', { ticket_id, accept }),
+    merge: (ticket_id: string, into_id: string) => post<ConsoleTicket>('/merge', { ticket_id, into_id }),
+    spam: (ticket_id: string, block?: 'email' | 'domain') =>
+      post<ConsoleTicket>('/spam', block ? { ticket_id, block } : { ticket_id }),
+    bulk: (ticket_ids: string[], set: BulkSet) => post<BulkResult>('/bulk', { ticket_ids, set }),
+    typing: (ticket_id: string) => call<void>('POST', '/typing', { json: { ticket_id } }),
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;

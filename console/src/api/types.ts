@@ -1,0 +1,142 @@
+import type {
+  Attachment,
+  Category,
+  Meta,
+  Priority,
+  Reply,
+  Status,
+  Ticket,
+  TicketListItem,
+} from '@ticketing/server/model';
+
+export type { Attachment, Category, Meta, Priority, Status };
+
+// Shapes of docs/api.md "Agents' sessions" and "Tickets for agents" (the console's contract) that the
+// model does not declare yet; each says where in the contract it comes from.
+
+/** The signed-in agent (POST/GET /v1/session). */
+export interface SessionAgent {
+  id: string;
+  name: string;
+  email: string;
+  role: 'admin' | 'agent';
+  two_factor_enabled: boolean;
+  passkey_count: number;
+  locale?: string | null;
+  /** The first sign-in with a one-time password: every other call answers 403 password_change_required. */
+  must_change_password?: boolean;
+}
+export interface Session {
+  agent: SessionAgent;
+  csrf_token: string;
+}
+
+export interface Passkey {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+/** Who did something, in the activity of a ticket and in live events. */
+export interface ActorRef {
+  kind: string;
+  id?: string;
+  name?: string;
+}
+
+/** One entry of a ticket's `activity` (oldest first), shown between messages. */
+export interface ActivityEntry {
+  id: string;
+  type: string;
+  at: string;
+  actor: ActorRef;
+  from?: unknown;
+  to?: unknown;
+  value?: unknown;
+}
+
+/** A reply as staff see it: notes are replies with `internal: true`. */
+export type ConsoleReply = Reply & { internal?: boolean; agent_id?: string | null };
+
+/** The full view with the staff additions. */
+export type ConsoleTicket = Omit<Ticket, 'replies'> & {
+  replies: ConsoleReply[];
+  activity?: ActivityEntry[];
+  merged_into?: string | null;
+};
+
+export interface LastMessage {
+  from_customer: boolean;
+  internal: boolean;
+  preview: string;
+  at: string;
+}
+
+/** A /list row with the staff additions. */
+export type ListItem = TicketListItem & {
+  last_activity_at?: string;
+  waiting_on?: 'us' | 'customer' | null;
+  last_message?: LastMessage | null;
+};
+
+export interface TicketList {
+  data: ListItem[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export const VIEWS = ['needs_reply', 'mine', 'unassigned', 'due_soon', 'overdue', 'open', 'closed', 'all'] as const;
+export type ViewName = (typeof VIEWS)[number];
+export const SORTS = ['activity', 'created', 'due', 'priority'] as const;
+export type SortName = (typeof SORTS)[number];
+
+export interface Counts {
+  views: Record<ViewName, number>;
+  statuses: Record<string, number>;
+}
+
+/** Agents, macros and tags as /admin reads them (agents: id and name is all the console needs). */
+export interface AgentRef {
+  id: string;
+  name: string;
+  active?: boolean;
+}
+export interface Macro {
+  id: string;
+  name: string;
+  message: string;
+  status?: string | null;
+  priority?: Priority | null;
+}
+export interface TagDef {
+  name: string;
+  color: string;
+}
+
+export interface BulkSet {
+  status?: string;
+  priority?: Priority;
+  agent_id?: string | null;
+  add_tags?: string[];
+  remove_tags?: string[];
+}
+export interface BulkResult {
+  results: { id: string; ok: boolean; ticket?: ConsoleTicket; error?: { code: string; message: string } }[];
+}
+
+/** Data of the live events of /v1/events. */
+export interface TicketEvent {
+  ticket: ListItem;
+  by?: ActorRef;
+}
+export interface TypingEvent {
+  ticket_id: string;
+  agent: { id: string; name: string };
+}
+
+export interface TotpEnrolment {
+  secret: string;
+  otpauth_url: string;
+  qr_svg: string;
+}

@@ -1,0 +1,239 @@
+import { useSignal } from '@preact/signals';
+import { Markdown } from '@ticketing/widget/markdown';
+import type { ConsoleTicket } from '../api/types.js';
+import { fill } from '../i18n/t.js';
+import { useStore } from '../state/context.js';
+import { Icon } from './icons.js';
+import { bytes, fillPlaceholders } from './format.js';
+
+/**
+ * The reply box: a reply to the customer or an internal note, Markdown with a preview, files by
+ * picker, drag and drop or paste, macros, "send and set status". Its text is a draft per ticket that
+ * survives reloads; sending waits a few seconds for Undo.
+ */
+export function ReplyBox({ ticket }: { ticket: ConsoleTicket }) {
+  const s = useStore();
+  const t = s.t.value;
+  const id = ticket.id;
+  const state = s.ticket;
+  const draft = state.draftFor(id);
+  const files = state.filesFor(id);
+  const error = state.sendError.value[id];
+  const typing = state.typing.value[id];
+  const preview = useSignal(false);
+  const dragging = useSignal(false);
+  const macros = s.macros.value;
+  const macro = draft.macro ? macros.find((m) => m.id === draft.macro) : undefined;
+  const statuses = s.meta.value?.statuses ?? [];
+  const note = draft.internal;
+
+  const addFiles = (list: FileList | File[] | null | undefined) => {
+    const picked = [...(list ?? [])];
+    if (picked.length) state.setFiles(id, [...state.filesFor(id), ...picked]);
+  };
+  const useMacro = (macroId: string) => {
+    const m = macros.find((x) => x.id === macroId);
+    if (!m) return;
+    const text = fillPlaceholders(m.message, ticket);
+    state.setDraft(id, { text: draft.text.trim() ? `${draft.text.trimEnd()}\n\n${text}` : text, macro: m.id });
+    document.getElementById('reply-text')?.focus();
+  };
+  const macroEffects = macro
+    ? [
+        macro.status && `${t.status}: ${s.statusName(macro.status)}`,
+        macro.priority && `${t.priority}: ${t[`prio_${macro.priority}`]}`,
+      ].filter(Boolean)
+    : [];
+  const sendLabel = note
+    ? t.addNote
+    : draft.status
+      ? fill(t.sendAndSet, { status: s.statusName(draft.status) })
+      : t.send;
+
+  return (
+    <section
+      class={`compose${note ? ' note' : ''}${dragging.value ? ' dragging' : ''}`}
+      aria-labelledby="compose-title"
+      onDragOver={(e) => {
+        if (e.dataTransfer?.types.includes('Files')) {
+          e.preventDefault();
+          dragging.value = true;
+        }
+      }}
+      onDragLeave={() => (dragging.value = false)}
+      onDrop={(e) => {
+        if (!e.dataTransfer?.files.length) return;
+        e.preventDefault();
+        dragging.value = false;
+        addFiles(e.dataTransfer.files);
+      }}
+    >
+      <h2 id="compose-title" class="sr">
+        {note ? t.noteTab : t.replyTab}
+      </h2>
+      {typing && (
+        <p class="typing" role="status">
+          {fill(t.replying, { name: typing.name })}
+        </p>
+      )}
+      <fieldset class="mode">
+        <legend class="sr">{t.composeMode}</legend>
+        <label class={!note ? 'on' : ''}>
+          <input
+            type="radio"
+            name="compose-mode"
+            checked={!note}
+            onChange={() => state.setDraft(id, { internal: false })}
+          />
+          {t.replyTab}
+        </label>
+        <label class={note ? 'on' : ''}>
+          <input
+            type="radio"
+            name="compose-mode"
+            checked={note}
+            onChange={() => state.setDraft(id, { internal: true })}
+          />
+          {t.noteTab}
+        </label>
+      </fieldset>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          state.send(id);
+        }}
+        noValidate
+      >
+        {!note && macros.length > 0 && (
+          <div class="macro">
+            <label for="reply-macro" class="sr">
+              {t.macro}
+            </label>
+            <select
+              id="reply-macro"
+              value=""
+              onChange={(e) => {
+                useMacro(e.currentTarget.value);
+                e.currentTarget.value = '';
+              }}
+            >
+              <option value="">{t.chooseMacro}</option>
+              {macros.map((m) => (
+                <option value={m.id}>{m.name}</option>
+              ))}
+            </select>
+            {macroEffects.length > 0 && (
+              <span class="hint">{fill(t.macroApplies, { what: macroEffects.join(', ') })}</span>
+            )}
+          </div>
+        )}
+        <label for="reply-text">{note ? t.noteLabel : t.replyLabel}</label>
+        {preview.value ? (
+          <div class="preview-box" id="reply-preview">
+            <Markdown source={draft.text} />
+          </div>
+        ) : (
+          <textarea
+            id="reply-text"
+            rows={6}
+            value={draft.text}
+            aria-invalid={error ? 'true' : undefined}
+            aria-describedby={`reply-hint${error ? ' reply-err' : ''}`}
+            onInput={(e) => {
+              const text = e.currentTarget.value;
+              state.setDraft(id, { text, ...(text.trim() ? {} : { macro: null }) });
+              if (text) state.typed(id);
+            }}
+            onPaste={(e) => {
+              if (e.clipboardData?.files.length) {
+                e.preventDefault();
+                addFiles(e.clipboardData.files);
+              }
+            }}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+                e.preventDefault();
+                state.send(id);
+              }
+              if (e.key === 'Escape') e.currentTarget.blur();
+            }}
+          />
+        )}
+        <p class="hint" id="reply-hint">
+          {t.markdownHint}
+        </p>
+        {files.length > 0 && (
+          <ul class="chosen" aria-label={t.attachments}>
+            {files.map((f, i) => (
+              <li key={`${f.name}-${i}`}>
+                <span>{f.name}</span> <span class="file-meta">{bytes(f.size, s.locale.value)}</span>
+                <button
+                  type="button"
+                  class="icon-btn small"
+                  aria-label={`${t.remove} ${f.name}`}
+                  onClick={() =>
+                    state.setFiles(
+                      id,
+                      files.filter((_, j) => j !== i),
+                    )
+                  }
+                >
+                  <Icon name="close" />
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        {error && (
+          <p class="err" id="reply-err" role="alert">
+            {error}
+          </p>
+        )}
+        <div class="compose-actions">
+          <label class="btn ghost file-pick">
+            {t.attachFiles}
+            <input
+              type="file"
+              multiple
+              class="sr"
+              onChange={(e) => {
+                addFiles(e.currentTarget.files);
+                e.currentTarget.value = '';
+              }}
+            />
+          </label>
+          <span class="hint drop">{t.dropHint}</span>
+          <button
+            type="button"
+            class="btn ghost"
+            aria-pressed={preview.value}
+            onClick={() => (preview.value = !preview.value)}
+          >
+            {preview.value ? t.edit : t.preview}
+          </button>
+          <span class="spacer" />
+          {!note && (
+            <>
+              <label for="reply-status" class="sr">
+                {t.statusAfter}
+              </label>
+              <select
+                id="reply-status"
+                value={draft.status}
+                onChange={(e) => state.setDraft(id, { status: e.currentTarget.value })}
+              >
+                <option value="">{t.keepStatus}</option>
+                {statuses.map((st) => (
+                  <option value={st.id}>{st.name}</option>
+                ))}
+              </select>
+            </>
+          )}
+          <button type="submit" class="btn primary" disabled={state.pending.value[id]}>
+            {sendLabel}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,156 @@
+import { Markdown } from '@ticketing/widget/markdown';
+import type { ActivityEntry, Attachment, ConsoleReply, ConsoleTicket } from '../api/types.js';
+import { fill, type Strings } from '../i18n/t.js';
+import { useStore } from '../state/context.js';
+import type { Store } from '../state/store.js';
+import { bytes, dateTime } from './format.js';
+
+type Item =
+  | { kind: 'message'; at: string; id: string; reply: ConsoleReply }
+  | { kind: 'activity'; at: string; id: string; entry: ActivityEntry };
+
+/** The ticket's own message, its replies and notes, and what happened between them, oldest first. */
+export function Thread({ ticket }: { ticket: ConsoleTicket }) {
+  const s = useStore();
+  const first: ConsoleReply = {
+    id: ticket.id,
+    message: ticket.message,
+    from_customer: true,
+    author: ticket.name,
+    created_at: ticket.created_at,
+    attachments: ticket.attachments,
+  };
+  const items: Item[] = [
+    ...[first, ...ticket.replies].map((r) => ({ kind: 'message' as const, at: r.created_at, id: r.id, reply: r })),
+    ...(ticket.activity ?? []).map((a) => ({ kind: 'activity' as const, at: a.at, id: a.id, entry: a })),
+  ];
+  // Stable: at the same moment a message comes before what it caused (a macro's status change).
+  items.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.kind === b.kind ? 0 : a.kind === 'message' ? -1 : 1));
+
+  return (
+    <section aria-labelledby="thread-title">
+      <h2 id="thread-title" class="sr">
+        {s.t.value.thread}
+      </h2>
+      <ol class="thread">
+        {items.map((item) =>
+          item.kind === 'message' ? (
+            <Message key={item.id} ticket={ticket} reply={item.reply} />
+          ) : (
+            <li key={item.id} class="activity">
+              <span>{activityText(item.entry, ticket, s)}</span>{' '}
+              <time dateTime={item.at}>{dateTime(item.at, s.locale.value)}</time>
+            </li>
+          ),
+        )}
+      </ol>
+    </section>
+  );
+}
+
+function Message({ ticket, reply }: { ticket: ConsoleTicket; reply: ConsoleReply }) {
+  const s = useStore();
+  const t = s.t.value;
+  const kind = reply.internal ? 'note' : reply.from_customer ? 'customer' : 'support';
+  const who = reply.author ?? (reply.from_customer ? ticket.name : t.support);
+  const label = kind === 'note' ? t.internalNote : kind === 'customer' ? t.fromCustomer : t.support;
+  return (
+    <li class={`msg msg-${kind}`}>
+      <div class="msg-head">
+        <span class="author">{who}</span>
+        <span class="kind">{label}</span>
+        <time dateTime={reply.created_at}>{dateTime(reply.created_at, s.locale.value)}</time>
+      </div>
+      <Markdown source={reply.message} />
+      {reply.attachments.length > 0 && <Files ticketId={ticket.id} files={reply.attachments} />}
+    </li>
+  );
+}
+
+function Files({ ticketId, files }: { ticketId: string; files: Attachment[] }) {
+  const s = useStore();
+  const t = s.t.value;
+  return (
+    <ul class="files" aria-label={t.attachments}>
+      {files.map((f) => {
+        const url = s.api.fileUrl(ticketId, f.id);
+        return (
+          <li key={f.id}>
+            {f.type.startsWith('image/') && (
+              <a href={url} download={f.name} class="thumb" aria-hidden="true" tabIndex={-1}>
+                <img src={url} alt="" loading="lazy" />
+              </a>
+            )}
+            <a href={url} download={f.name} aria-label={fill(t.download, { name: f.name })}>
+              {f.name}
+            </a>
+            <span class="file-meta">
+              {bytes(f.size, s.locale.value)} · {f.type.split(';')[0]}
+            </span>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+const str = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** One line of activity, in words. Unknown types are shown by name rather than hidden. */
+export function activityText(a: ActivityEntry, ticket: ConsoleTicket, s: Store): string {
+  const t: Strings = s.t.value;
+  const who =
+    a.actor.name ??
+    (a.actor.kind === 'system'
+      ? t.system
+      : a.actor.kind === 'customer'
+        ? ticket.name
+        : a.actor.id
+          ? (s.agentName(a.actor.id) ?? t.someone)
+          : t.someone);
+  const type = a.type.replace(/^ticket\./, '');
+  switch (type) {
+    case 'status':
+    case 'status_changed':
+      return fill(t.act_status, { who, from: s.statusName(str(a.from)), to: s.statusName(str(a.to)) });
+    case 'priority':
+    case 'priority_changed':
+      return fill(t.act_priority, { who, from: prio(t, a.from), to: prio(t, a.to) });
+    case 'assignee':
+    case 'assigned':
+    case 'assign':
+      return a.to
+        ? fill(t.act_assign, { who, to: s.agentName(str(a.to)) ?? str(a.to) })
+        : fill(t.act_unassign, { who });
+    case 'tag_added':
+    case 'tagged':
+      return fill(t.act_tag_added, { who, value: str(a.value ?? a.to) });
+    case 'tag_removed':
+    case 'untagged':
+      return fill(t.act_tag_removed, { who, value: str(a.value ?? a.from) });
+    case 'close_requested':
+      return fill(t.act_close_requested, { who });
+    case 'close_resolved':
+    case 'close_accepted':
+    case 'close_rejected':
+      return fill(type === 'close_rejected' || a.value === false ? t.act_close_rejected : t.act_close_accepted, {
+        who,
+      });
+    case 'rated':
+    case 'rating':
+      return fill(t.act_rated, { who, value: str(a.value ?? a.to) });
+    case 'merged':
+    case 'merge':
+      return fill(t.act_merged, { who, value: str(a.value ?? a.from ?? a.to) });
+    case 'spam':
+    case 'marked_spam':
+      return fill(t.act_spam, { who });
+    default:
+      return fill(t.act_other, { who, type });
+  }
+}
+
+const prio = (t: Strings, v: unknown) => {
+  const key = `prio_${str(v)}` as keyof Strings;
+  return key in t ? (t[key] as string) : str(v);
+};

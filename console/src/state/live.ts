@@ -1,0 +1,80 @@
+import { signal } from '@preact/signals';
+import type { Api } from '../api/client.js';
+import type { TicketEvent, TypingEvent } from '../api/types.js';
+
+export type LiveState = 'off' | 'connecting' | 'open' | 'down';
+
+export interface LiveHandlers {
+  ticket(type: string, data: TicketEvent): void;
+  typing(data: TypingEvent): void;
+  /** The server could not replay what was missed (or the stream was down): reload everything. */
+  reset(): void;
+  /** The stream was refused: the session may have ended. */
+  refused(): void;
+}
+
+const TICKET_EVENTS = ['ticket.created', 'ticket.changed', 'ticket.replied', 'ticket.note_added', 'ticket.deleted'];
+
+/**
+ * The server's event stream (/v1/events, EventSource with the session cookie). EventSource reconnects
+ * by itself with Last-Event-ID after a dropped connection; a refused one (401, 404) closes it, and we
+ * try again with a growing pause.
+ */
+export function createLive(api: Api, on: LiveHandlers) {
+  const state = signal<LiveState>('off');
+  let source: EventSource | null = null;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let pause = 2000;
+  let wasDown = false;
+
+  function connect() {
+    stop();
+    if (typeof EventSource === 'undefined') return;
+    state.value = 'connecting';
+    const es = new EventSource(api.eventsUrl());
+    source = es;
+    es.addEventListener('open', () => {
+      state.value = 'open';
+      pause = 2000;
+      // Events sent while we were away are lost only if the stream was closed, not dropped.
+      if (wasDown) on.reset();
+      wasDown = false;
+    });
+    for (const type of TICKET_EVENTS)
+      es.addEventListener(type, (e) => {
+        const data = parse<TicketEvent>(e);
+        if (data?.ticket) on.ticket(type, data);
+      });
+    es.addEventListener('typing', (e) => {
+      const data = parse<TypingEvent>(e);
+      if (data?.ticket_id) on.typing(data);
+    });
+    es.addEventListener('reset', () => on.reset());
+    es.addEventListener('error', () => {
+      if (es.readyState !== EventSource.CLOSED) {
+        state.value = 'connecting';
+        return;
+      }
+      state.value = 'down';
+      wasDown = true;
+      on.refused();
+      retry = setTimeout(connect, pause);
+      pause = Math.min(pause * 2, 60_000);
+    });
+  }
+  function stop() {
+    clearTimeout(retry);
+    source?.close();
+    source = null;
+    state.value = 'off';
+  }
+  return { state, connect, stop };
+}
+
+function parse<T>(e: Event): T | null {
+  try {
+    return JSON.parse((e as MessageEvent<string>).data) as T;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,290 @@
+import { batch, computed, effect, signal } from '@preact/signals';
+import { ApiError, createApi } from '../api/client.js';
+import type { AgentRef, Macro, Meta, Session, TagDef } from '../api/types.js';
+import { fill, LOCALES } from '../i18n/t.js';
+import { createInbox } from './inbox.js';
+import { createLive } from './live.js';
+import { createPrefs } from './prefs.js';
+import { createTicket } from './ticket.js';
+import { createToasts } from './toasts.js';
+
+const KEY_ITEM = 'ticketing.console.key';
+const readKey = () => {
+  try {
+    return sessionStorage.getItem(KEY_ITEM) ?? '';
+  } catch {
+    return '';
+  }
+};
+const writeKey = (key: string) => {
+  try {
+    if (key) sessionStorage.setItem(KEY_ITEM, key);
+    else sessionStorage.removeItem(KEY_ITEM);
+  } catch {
+    // Storage refused (private mode): the key lasts until the page is left.
+  }
+};
+
+export interface StoreOptions {
+  /** The API base; by default this origin's /v1. */
+  base?: string;
+  /** How long a reply waits for Undo before it is sent. */
+  undoMs?: number;
+}
+
+/**
+ * The console's state (signals, data only) and its actions (the only callers of the API). Components
+ * read signals and call actions; one store per mounted app.
+ */
+export function createStore(options: StoreOptions = {}) {
+  const prefs = createPrefs();
+  const toasts = createToasts();
+  /** undefined: not asked yet; null: nobody signed in. */
+  const session = signal<Session | null | undefined>(undefined);
+  /** Why the sign-in screen is shown (the session ended elsewhere). */
+  const signInNotice = signal('');
+  const locale = computed(() => prefs.localeFor(session.value?.agent.locale));
+  const t = computed(() => LOCALES[locale.value]);
+  const me = computed(() => session.value?.agent ?? null);
+  /**
+   * Whether this server signs agents in with a password (GET /v1/session answers 401, not 404). Until it
+   * does, the console works with a secret key, kept for this tab only (sessionStorage) and sent as Bearer.
+   */
+  const sessionsAvailable = signal(true);
+  const mustChangePassword = computed(() => Boolean(session.value?.agent.must_change_password));
+
+  const api = createApi(options.base ?? `${location.origin}/v1`, {
+    signedOut() {
+      if (!session.value) return;
+      writeKey('');
+      api.setKey('');
+      signInNotice.value = t.value.signedOutElsewhere;
+      ended();
+    },
+    passwordChangeRequired() {
+      const s = session.value;
+      if (s && !s.agent.must_change_password)
+        session.value = { ...s, agent: { ...s.agent, must_change_password: true } };
+    },
+  });
+
+  /** A message for people from an API error. */
+  const describe = (err: unknown) => (err instanceof ApiError && err.status !== 0 ? err.message : t.value.networkError);
+
+  // --- what the portal offers: statuses, categories, agents, macros, tags ------------------------
+  const meta = signal<Meta | null>(null);
+  const agents = signal<AgentRef[]>([]);
+  const macros = signal<Macro[]>([]);
+  const tagDefs = signal<TagDef[]>([]);
+  const statusName = (id: string) => meta.value?.statuses.find((s) => s.id === id)?.name ?? id;
+  const isClosed = (id: string) => Boolean(meta.value?.statuses.find((s) => s.id === id)?.closed);
+  const agentName = (id: string | null | undefined) =>
+    !id ? null : id === me.value?.id ? me.value.name : (agents.value.find((a) => a.id === id)?.name ?? id);
+
+  async function loadCatalog() {
+    const [m, a, mac, tg] = await Promise.allSettled([api.meta(), api.agents(), api.macros(), api.tagDefs()]);
+    batch(() => {
+      if (m.status === 'fulfilled') meta.value = m.value;
+      // An agent without the admin role may not read /admin: no agent list, macros or tag colours then.
+      agents.value = a.status === 'fulfilled' ? a.value.filter((x) => x.active !== false) : [];
+      macros.value = mac.status === 'fulfilled' ? mac.value : [];
+      tagDefs.value = tg.status === 'fulfilled' ? tg.value : [];
+    });
+  }
+
+  const inbox = createInbox(api);
+  const ticket = createTicket({
+    api,
+    inbox,
+    toasts,
+    t: () => t.value,
+    describe,
+    undoMs: options.undoMs ?? 5000,
+  });
+
+  const live = createLive(api, {
+    ticket(type, { ticket: row, by }) {
+      if (type === 'ticket.deleted') inbox.remove(row.id);
+      else inbox.patch(row);
+      inbox.refreshSoon();
+      if (ticket.id.value === row.id) {
+        if (by?.id) ticket.stoppedTyping(row.id);
+        void ticket.reload();
+      }
+      const mine = by?.kind === 'agent' && by.id === me.value?.id;
+      if (type === 'ticket.created' && !mine) notify(fill(t.value.newTicketNotification, { name: row.name }), row);
+    },
+    typing({ ticket_id, agent }) {
+      if (agent.id !== me.value?.id) ticket.someoneTyping(ticket_id, agent.name);
+    },
+    reset() {
+      inbox.refreshSoon(0);
+      void ticket.reload();
+    },
+    refused() {
+      // A stream refused because the session ended: the session check signs out (api hook).
+      api.session().catch(() => {});
+    },
+  });
+
+  function notify(title: string, row: { id: string; subject: string }) {
+    if (!prefs.notify.value || typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+    if (document.visibilityState === 'visible' && document.hasFocus()) return;
+    const n = new Notification(title, { body: row.subject, tag: row.id });
+    n.onclick = () => {
+      window.focus();
+      openTicketHook?.(row.id);
+      n.close();
+    };
+  }
+  let openTicketHook: ((id: string) => void) | undefined;
+
+  // The tab's title counts the tickets that wait for a reply.
+  const title = signal('');
+  effect(() => {
+    const waiting = inbox.counts.value?.views.needs_reply ?? 0;
+    const base = title.value || t.value.appName;
+    document.title = session.value && waiting ? fill(t.value.titleWaiting, { n: waiting, title: base }) : base;
+  });
+  effect(() => {
+    document.documentElement.lang = locale.value;
+  });
+
+  // --- session ---------------------------------------------------------------------------------
+  function started(s: Session) {
+    batch(() => {
+      session.value = s;
+      signInNotice.value = '';
+    });
+    if (!s.agent.must_change_password) {
+      void loadCatalog();
+      void inbox.loadCounts();
+      // EventSource cannot send Authorization: with a key, lists refresh on actions and reloads only.
+      if (!api.usesKey()) live.connect();
+    }
+  }
+  function ended() {
+    live.stop();
+    batch(() => {
+      session.value = null;
+      meta.value = null;
+      agents.value = [];
+      macros.value = [];
+      tagDefs.value = [];
+      inbox.rows.value = [];
+      inbox.counts.value = null;
+      ticket.close();
+    });
+  }
+
+  async function restore() {
+    const saved = readKey();
+    if (saved) {
+      try {
+        return await keySignIn(saved);
+      } catch {
+        writeKey('');
+      }
+    }
+    try {
+      started(await api.session());
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 0) signInNotice.value = t.value.networkError;
+      if (err instanceof ApiError && err.status === 404) sessionsAvailable.value = false;
+      session.value = null;
+    }
+  }
+  /** Signs in with a secret key: checked with a cheap staff-only read before anything is shown. */
+  async function keySignIn(key: string) {
+    api.setKey(key);
+    try {
+      await api.list({ limit: 1 });
+    } catch (err) {
+      api.setKey('');
+      throw err;
+    }
+    writeKey(key);
+    // A key is no agent: it acts as "support" (replies without an agent's name), with the key's rights.
+    const role = key.startsWith('sk_live_') ? 'admin' : 'agent';
+    started({
+      agent: { id: '', name: t.value.secretKeyAgent, email: '', role, two_factor_enabled: false, passkey_count: 0 },
+      csrf_token: '',
+    });
+  }
+  /** The password just used, while the server asks for a new one (the form then needs no retyping). */
+  const oneTimePassword = signal('');
+  async function signIn(email: string, password: string, code?: string) {
+    const s = await api.signIn(code ? { email, password, code } : { email, password });
+    oneTimePassword.value = s.agent.must_change_password ? password : '';
+    started(s);
+  }
+  async function passkeySignIn() {
+    // Loaded only when someone uses a passkey: most sign-ins never need it.
+    const { startAuthentication } = await import('@simplewebauthn/browser');
+    const optionsJSON = await api.passkeySignInOptions();
+    const response = await startAuthentication({ optionsJSON });
+    started(await api.passkeySignIn(response));
+  }
+  async function signOut() {
+    if (api.usesKey()) {
+      api.setKey('');
+      writeKey('');
+      // Which sign-in to offer next: this server may not have had sessions when the key was entered.
+      await api.session().catch((err) => {
+        sessionsAvailable.value = !(err instanceof ApiError && err.status === 404);
+      });
+    } else await api.signOut().catch(() => {});
+    ended();
+  }
+  async function changePassword(current: string, next: string) {
+    const forced = mustChangePassword.value;
+    await api.changePassword(current, next);
+    oneTimePassword.value = '';
+    const s = await api.session();
+    if (forced) started(s);
+    else session.value = s;
+  }
+  async function refreshSession() {
+    const s = await api.session();
+    session.value = s;
+    return s;
+  }
+
+  return {
+    api,
+    prefs,
+    toasts,
+    session,
+    signInNotice,
+    me,
+    mustChangePassword,
+    locale,
+    t,
+    title,
+    describe,
+    meta,
+    agents,
+    macros,
+    tagDefs,
+    statusName,
+    isClosed,
+    agentName,
+    loadCatalog,
+    inbox,
+    ticket,
+    live,
+    restore,
+    signIn,
+    keySignIn,
+    sessionsAvailable,
+    oneTimePassword,
+    passkeySignIn,
+    signOut,
+    changePassword,
+    refreshSession,
+    onOpenTicket(fn: (id: string) => void) {
+      openTicketHook = fn;
+    },
+  };
+}
+export type Store = ReturnType<typeof createStore>;

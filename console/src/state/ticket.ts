@@ -1,0 +1,263 @@
+import { batch, signal } from '@preact/signals';
+import { ApiError, type Api } from '../api/client.js';
+import type { ConsoleTicket, ListItem } from '../api/types.js';
+import { fill, type Strings } from '../i18n/t.js';
+import type { Inbox } from './inbox.js';
+import { storage } from './prefs.js';
+import type { Toasts } from './toasts.js';
+
+/** What the reply box holds for one ticket; kept in localStorage across reloads (files are not). */
+export interface Draft {
+  text: string;
+  internal: boolean;
+  /** The macro whose text was inserted: the server applies its status and priority on send. */
+  macro: string | null;
+  /** "Send and set status": the status the ticket takes with the reply ("" keeps it). */
+  status: string;
+}
+const EMPTY: Draft = { text: '', internal: false, macro: null, status: '' };
+const draftKey = (id: string) => `draft:${id}`;
+
+function readDraft(id: string): Draft {
+  try {
+    const raw = JSON.parse(storage.read(draftKey(id)) ?? 'null') as Partial<Draft> | null;
+    return raw && typeof raw.text === 'string' ? { ...EMPTY, ...raw } : EMPTY;
+  } catch {
+    return EMPTY;
+  }
+}
+
+interface Deps {
+  api: Api;
+  inbox: Inbox;
+  toasts: Toasts;
+  t: () => Strings;
+  describe: (err: unknown) => string;
+  /** How long a reply is held before it is sent, for Undo. */
+  undoMs: number;
+}
+
+/** The open ticket, its customer's other tickets, what is being typed into it, and sending. */
+export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) {
+  const id = signal<string | null>(null);
+  const ticket = signal<ConsoleTicket | null>(null);
+  const error = signal<unknown>(null);
+  const others = signal<ListItem[]>([]);
+  /** Polite announcements for screen readers (new messages on the open ticket). */
+  const announcement = signal('');
+  /** Who else is replying, by ticket id, until when (ms since the epoch). */
+  const typing = signal<Record<string, { name: string; until: number }>>({});
+  const drafts = signal<Record<string, Draft>>({});
+  const files = signal<Record<string, File[]>>({});
+  const sendError = signal<Record<string, string>>({});
+  const pending = signal<Record<string, boolean>>({});
+  const lastTyping = new Map<string, number>();
+
+  function announceNew(prev: ConsoleTicket | null, next: ConsoleTicket) {
+    if (!prev || prev.id !== next.id) return;
+    const known = new Set(prev.replies.map((r) => r.id));
+    const added = next.replies.filter((r) => !known.has(r.id));
+    const last = added[added.length - 1];
+    if (last)
+      announcement.value = fill(t().newMessage, {
+        name: last.author ?? (last.from_customer ? next.name : t().support),
+      });
+  }
+
+  async function reload() {
+    const want = id.value;
+    if (!want) return;
+    try {
+      const next = await api.ticket(want);
+      if (id.value !== want) return;
+      announceNew(ticket.value, next);
+      batch(() => {
+        ticket.value = next;
+        error.value = null;
+      });
+    } catch (err) {
+      if (id.value === want) error.value = err;
+    }
+  }
+
+  async function loadOthers() {
+    const current = ticket.value;
+    if (!current) return;
+    try {
+      const page = await api.list({ email: current.email, view: 'all', sort: 'created', limit: 20 });
+      if (id.value === current.id) others.value = page.data.filter((r) => r.id !== current.id);
+    } catch {
+      others.value = [];
+    }
+  }
+
+  async function open(next: string) {
+    if (id.value === next && ticket.value) return reload();
+    batch(() => {
+      id.value = next;
+      ticket.value = null;
+      error.value = null;
+      others.value = [];
+    });
+    await reload();
+    await loadOthers();
+  }
+  function closeTicket() {
+    id.value = null;
+    ticket.value = null;
+  }
+
+  /** A change made here: show it at once, and let the lists catch up. */
+  function applied(next: ConsoleTicket) {
+    if (id.value === next.id) ticket.value = next;
+    inbox.refreshSoon(0);
+  }
+  async function change(run: () => Promise<ConsoleTicket>) {
+    try {
+      applied(await run());
+      return true;
+    } catch (err) {
+      toasts.show({ text: describe(err), error: true });
+      return false;
+    }
+  }
+
+  // --- the reply box -------------------------------------------------------------------------
+
+  const draftFor = (ticketId: string) => drafts.value[ticketId] ?? readDraft(ticketId);
+  function setDraft(ticketId: string, patch: Partial<Draft>, persist = true) {
+    const next = { ...draftFor(ticketId), ...patch };
+    drafts.value = { ...drafts.value, [ticketId]: next };
+    if (persist) storage.write(draftKey(ticketId), next.text || next.macro ? JSON.stringify(next) : null);
+    if (sendError.value[ticketId]) sendError.value = { ...sendError.value, [ticketId]: '' };
+  }
+  const filesFor = (ticketId: string) => files.value[ticketId] ?? [];
+  const setFiles = (ticketId: string, list: File[]) => (files.value = { ...files.value, [ticketId]: list });
+
+  /** Tells colleagues that this agent is writing, at most every 3 s (docs/api.md, /typing). */
+  function typed(ticketId: string) {
+    const now = Date.now();
+    if (now - (lastTyping.get(ticketId) ?? 0) < 3000) return;
+    lastTyping.set(ticketId, now);
+    api.typing(ticketId).catch(() => {});
+  }
+  function someoneTyping(ticketId: string, name: string) {
+    const until = Date.now() + 6000;
+    typing.value = { ...typing.value, [ticketId]: { name, until } };
+    setTimeout(() => {
+      if (typing.value[ticketId]?.until === until) {
+        const { [ticketId]: _gone, ...rest } = typing.value;
+        typing.value = rest;
+      }
+    }, 6000);
+  }
+  function stoppedTyping(ticketId: string) {
+    if (!typing.value[ticketId]) return;
+    const { [ticketId]: _gone, ...rest } = typing.value;
+    typing.value = rest;
+  }
+
+  /**
+   * Sends the draft after `undoMs` (Undo puts it back). A failed send puts the text and files back and
+   * says why; the stored draft is removed only once the server has the reply.
+   */
+  function send(ticketId: string) {
+    const draft = draftFor(ticketId);
+    const attached = filesFor(ticketId);
+    if (!draft.text.trim()) {
+      sendError.value = { ...sendError.value, [ticketId]: t().required };
+      return false;
+    }
+    const idempotencyKey = crypto.randomUUID();
+    let cancelled = false;
+    const restore = () =>
+      batch(() => {
+        setDraft(ticketId, draft);
+        setFiles(ticketId, attached);
+        pending.value = { ...pending.value, [ticketId]: false };
+      });
+    batch(() => {
+      setDraft(ticketId, { ...EMPTY, internal: draft.internal }, false);
+      setFiles(ticketId, []);
+      pending.value = { ...pending.value, [ticketId]: true };
+    });
+    const toast = toasts.show(
+      {
+        text: draft.internal ? t().noteIn : t().sendingIn,
+        action: {
+          label: t().undo,
+          run: () => {
+            cancelled = true;
+            clearTimeout(timer);
+            restore();
+          },
+        },
+      },
+      undoMs,
+    );
+    const timer = setTimeout(async () => {
+      if (cancelled) return;
+      toasts.dismiss(toast);
+      try {
+        const answer = await api.reply(
+          {
+            ticket_id: ticketId,
+            message: draft.text,
+            ...(draft.internal ? { internal: true } : {}),
+            ...(!draft.internal && draft.status ? { status: draft.status } : {}),
+            ...(!draft.internal && draft.macro ? { macro: draft.macro } : {}),
+          },
+          idempotencyKey,
+        );
+        // Reply first, then its files (/upload with reply_id): /reply takes no files.
+        const added = [...answer.replies].reverse().find((r) => !r.from_customer && r.message === draft.text);
+        const failed: File[] = [];
+        for (const file of attached) {
+          try {
+            await api.upload(ticketId, file, added?.id);
+          } catch (err) {
+            failed.push(file);
+            toasts.show({ text: fill(t().uploadFailed, { name: file.name, error: describe(err) }), error: true });
+          }
+        }
+        if (readDraft(ticketId).text === draft.text) storage.write(draftKey(ticketId), null);
+        batch(() => {
+          pending.value = { ...pending.value, [ticketId]: false };
+          if (failed.length) setFiles(ticketId, [...failed, ...filesFor(ticketId)]);
+        });
+        toasts.show({ text: draft.internal ? t().noteAdded : t().sent });
+        applied(attached.length ? await api.ticket(ticketId) : answer);
+      } catch (err) {
+        restore();
+        sendError.value = { ...sendError.value, [ticketId]: fill(t().sendFailed, { error: describe(err) }) };
+      }
+    }, undoMs);
+    return true;
+  }
+
+  return {
+    id,
+    ticket,
+    error,
+    others,
+    announcement,
+    typing,
+    drafts,
+    sendError,
+    pending,
+    open,
+    close: closeTicket,
+    reload,
+    change,
+    notFound: () => error.value instanceof ApiError && error.value.status === 404,
+    draftFor,
+    setDraft,
+    filesFor,
+    setFiles,
+    typed,
+    someoneTyping,
+    stoppedTyping,
+    send,
+  };
+}
+export type TicketState = ReturnType<typeof createTicket>;

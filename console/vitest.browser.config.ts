@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// The console in Debian's Chromium against a real server (which serves console/dist: build first).
+export default defineConfig({
+  test: {
+    include: ['tests/**/*.test.ts'],
+    testTimeout: 90_000,
+    hookTimeout: 60_000,
+    // One Chromium at a time: the machine has two cores, and the server needs one.
+    fileParallelism: false,
+  },
+});
