@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
+import compose from 'koa-compose';
 import { adminRoutes } from './admin/routes.js';
 import type { Deps } from './deps.js';
 import { accessLog } from './http/access-log.js';
@@ -9,6 +10,7 @@ import { errorRenderer } from './http/errors.js';
 import { health } from './health/health.js';
 import { legacyPhp } from './http/legacy-php.js';
 import { mountRoutes } from './http/mount.js';
+import { API_PREFIX } from './http/route.js';
 import { requestId } from './http/request-id.js';
 import { bearerKey } from './keys/bearer.js';
 import { kbRoutes } from './kb/routes.js';
@@ -56,12 +58,7 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
     unit: deps.unit,
   });
 
-  // No answer may be sniffed into something else by a browser (an error echoing input read as HTML).
-  app.use(async (ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    await next();
-  });
-  app.use(requestId);
+  app.use(requestId); // and nosniff on every answer
   // Probes every few seconds stay out of the access log; /ready logs when its answer changes.
   app.use(health(deps, { stopping: extra.stopping }));
   app.use(accessLog(deps.logger));
@@ -69,16 +66,23 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   // The widget, for any page on any site: the panel is fetched by import(), which uses CORS.
   const widget = widgetAssets();
   if (!widget.size) deps.logger.warn('the widget is not built (widget/dist is empty): run pnpm build');
-  app.use(serveAssets(widget, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' }));
   // The support console at /console/ (same origin as the API: its session cookie and CSRF token).
   const consoleApp = serveConsole();
   if (!consoleApp.built) deps.logger.warn('the console is not built (console/dist is empty): run pnpm build');
-  app.use(consoleApp.middleware);
-  app.use(apiReference(ROUTES, deps)); // /docs: the browsable API reference
-  if (extra.site) app.use(extra.site); // the demo pages, in demo mode only
-  app.use(legacyPhp(ROUTES));
-  app.use(cors(ROUTES));
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  const pages = compose([
+    serveAssets(widget, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' }),
+    consoleApp.middleware,
+    apiReference(ROUTES, deps), // /docs: the browsable API reference
+    ...(extra.site ? [extra.site] : []), // the demo pages, in demo mode only
+  ]);
+  const api = compose<Koa.ParameterizedContext>([
+    legacyPhp(ROUTES),
+    cors(ROUTES),
+    router.routes() as Middleware,
+    router.allowedMethods() as Middleware,
+  ]);
+  // An API call goes straight to the API's middleware, past the pages' (each hop costs a promise on
+  // the hot path; see BENCHMARKS.md), and a page request never meets the router.
+  app.use((ctx, next) => (ctx.path.startsWith(`${API_PREFIX}/`) ? api(ctx, next) : pages(ctx, next)));
   return app;
 }

@@ -196,7 +196,9 @@ describe('bodies', () => {
 describe('headers', () => {
   it('gives every answer an X-Request-Id, and keeps a sane one from a proxy', async () => {
     const a = await s.call('GET', '/nope', { key: null });
-    expect(a.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const b2 = await s.call('GET', '/nope', { key: null });
+    expect(a.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9_-]{12}-[0-9a-z]+$/);
+    expect(b2.headers.get('x-request-id')).not.toBe(a.headers.get('x-request-id'));
     const b = await s.call('GET', '/me', { headers: { 'X-Request-Id': 'proxy-id-123456' } });
     expect(b.headers.get('x-request-id')).toBe('proxy-id-123456');
     const c = await s.call('GET', '/me', { headers: { 'X-Request-Id': 'bad id\twith tab' } });
