@@ -34,6 +34,7 @@ export const demoMode: BootExtension = {
         print(`Ticketing demo: open ${url}/ in your browser (the shop page with the widget).`);
         print(`  public key (in the pages): ${demo.pk}`);
         print(`  secret key (support):      ${demo.sk}`);
+        print(`Support console: ${url}/console/ (sign in with the secret key above; agent accounts come next).`);
         print('Play support from another terminal:');
         print('  pnpm demo:tickets                        list tickets');
         print('  pnpm demo:reply <ticket id> "Thanks!"    answer as support');
