@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type TestServer } from '@ticketing/server/test-support';
-import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
+// One launch recipe for every browser run (demo-site's tests, the console's, the benchmark).
+import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
 
 export const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
 
