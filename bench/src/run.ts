@@ -1,7 +1,7 @@
 // `pnpm bench`: speed, weight and scale, each figure beside a baseline measured in the same run, and
 // whether each target holds. Prints a table and writes BENCHMARKS.md. Loopback only, bounded in time.
 // `pnpm bench --quick` (or BENCH_QUICK=1): shorter runs, the small sizes only, for iteration; it does
-// not write BENCHMARKS.md. BENCH_ONLY=server,scale,growth,widget picks sections.
+// not write BENCHMARKS.md. BENCH_ONLY=widget,server,postgres,scale,growth picks sections.
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -13,6 +13,7 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
 import { writeMarkdown } from './markdown-file.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { baseline, CREATE_BODY, JSON_TYPE, KEYS, PK, ROOT, SK, ticketing, type Running } from './servers.js';
+import { startPostgres } from './postgres-server.js';
 import { PROFILE_HEADING } from './profile.js';
 import { seed, seedAuditLog, seedOutbox, seedParallel, type Seeded } from './seed.js';
 
@@ -23,7 +24,8 @@ const CONNECTIONS = 16;
 const SIZES = (process.env.BENCH_SIZES ?? (QUICK ? '1000,10000' : '1000,10000,100000,1000000')).split(',').map(Number);
 const AUDIT_BYTES = QUICK ? 100 * 2 ** 20 : 2 ** 30;
 const OUTBOX_JOBS = QUICK ? 2000 : 10_000;
-const ONLY = (process.env.BENCH_ONLY ?? 'widget,server,scale,growth').split(',');
+const SECTIONS = ['widget', 'server', 'postgres', 'scale', 'growth'];
+const ONLY = process.env.BENCH_ONLY?.split(',') ?? SECTIONS;
 // A million ticket files take minutes to create on this kind of machine (the file creations, not the
 // JSON): they are made once and kept here for later runs. The scale run only reads them.
 const MILLION_CACHE = join(tmpdir(), 'ticketing-bench-1000000-v1');
@@ -221,6 +223,119 @@ async function serverThroughput() {
     await Promise.all([t.stop(), raw.stop(), koa.stop(), durable.stop()]);
     rmSync(dir, { recursive: true, force: true });
     rmSync(writesDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The same reads and creates on PostgreSQL (TICKETING_DATABASE_URL), one instance and two on one
+ * database, beside the JSON-file store in the same run. The 1,000 tickets get there the way an owner's
+ * would: `ticketing migrate --to` from a seeded data directory (its time is noted).
+ */
+async function postgresStore() {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pg-json-'));
+  const tickets = seed(dir, 1000);
+  execSync('sync');
+  const db = await startPostgres();
+  const t0 = performance.now();
+  execSync(`${JSON.stringify(process.execPath)} ${join(ROOT, 'server/dist/cli.js')} migrate --to ${db.url}`, {
+    env: { ...process.env, TICKETING_DATA_DIR: dir },
+    stdio: 'ignore',
+  });
+  note(
+    `\`ticketing migrate --to\` copied 1,000 tickets into PostgreSQL in ${fmt((performance.now() - t0) / 1000, 1)} s.`,
+  );
+  const pgEnv = { TICKETING_DATABASE_URL: db.url };
+  const pgDirs = [mkdtempSync(join(tmpdir(), 'bench-pg-a-')), mkdtempSync(join(tmpdir(), 'bench-pg-b-'))];
+  const files = await ticketing(dir);
+  const one = await ticketing(pgDirs[0]!, [], pgEnv);
+  const two = await ticketing(pgDirs[1]!, [], pgEnv);
+  const skPaths = tickets.map((x) => `/v1/ticket?id=${x.id}`);
+  const read = (server: Running): LoadOptions => ({
+    url: server.url,
+    headers: SK,
+    paths: skPaths,
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+  });
+  const create = (server: Running, connections = CONNECTIONS): LoadOptions => ({
+    url: `${server.url}/v1/create`,
+    method: 'POST',
+    headers: { ...PK, ...JSON_TYPE },
+    body: CREATE_BODY,
+    expect: 201,
+    connections,
+    seconds: SECONDS,
+  });
+  /** Both instances under load at once, half the connections each: what the pair serves together. */
+  const pair = async (label: string, options: (s: Running, connections: number) => LoadOptions) => {
+    const results: LoadResult[] = [];
+    for (let round = 0; round < 2; round++) {
+      const [a, b] = await Promise.all([one, two].map((s) => load(options(s, CONNECTIONS / 2), s.pid)));
+      runs.push({ label: `${label}, instance 1`, ...a! }, { label: `${label}, instance 2`, ...b! });
+      results.push({ ...a!, rps: a!.rps + b!.rps, errors: a!.errors + b!.errors });
+    }
+    return {
+      rps: (results[0]!.rps + results[1]!.rps) / 2,
+      p50: (results[0]!.p50 + results[1]!.p50) / 2,
+      p99: (results[0]!.p99 + results[1]!.p99) / 2,
+      errors: results[0]!.errors + results[1]!.errors,
+    };
+  };
+  try {
+    const [pgRead, fileRead] = await alternate([
+      { label: 'GET /ticket (sk) PostgreSQL', server: one, options: read(one) },
+      { label: 'GET /ticket (sk) JSON files', server: files, options: read(files) },
+    ]);
+    await load({ ...read(two), seconds: WARMUP_SECONDS }, two.pid);
+    const pairRead = await pair('GET /ticket (sk) PostgreSQL, two instances', (s, c) => ({
+      ...read(s),
+      connections: c,
+    }));
+    add({
+      what: 'PostgreSQL: GET /ticket (sk), req/s, vs JSON files',
+      value: fmt(pgRead!.rps, 0),
+      baseline: `${fmt(fileRead!.rps, 0)} JSON files`,
+      ratio: ratio(pgRead!.rps, fileRead!.rps),
+    });
+    add({
+      what: 'PostgreSQL, two instances: GET /ticket (sk), req/s',
+      value: fmt(pairRead.rps, 0),
+      baseline: `${fmt(pgRead!.rps, 0)} one instance`,
+      ratio: ratio(pairRead.rps, pgRead!.rps),
+      target: 'no errors',
+      pass: pairRead.errors === 0 && pgRead!.errors === 0,
+    });
+    const [pgCreate, fileCreate] = await alternate([
+      { label: 'POST /create (pk) PostgreSQL', server: one, options: create(one) },
+      { label: 'POST /create (pk) JSON files', server: files, options: create(files) },
+    ]);
+    const pairCreate = await pair('POST /create (pk) PostgreSQL, two instances', create);
+    add({
+      what: 'PostgreSQL: POST /create (pk, committed), req/s',
+      value: fmt(pgCreate!.rps, 0),
+      baseline: `${fmt(fileCreate!.rps, 0)} JSON files`,
+      ratio: ratio(pgCreate!.rps, fileCreate!.rps),
+    });
+    add({
+      what: 'PostgreSQL: POST /create (pk), p50 / p99 ms',
+      value: `${fmt(pgCreate!.p50)} / ${fmt(pgCreate!.p99)}`,
+      baseline: `${fmt(fileCreate!.p50)} / ${fmt(fileCreate!.p99)} JSON files`,
+    });
+    add({
+      what: 'PostgreSQL, two instances: POST /create (pk), req/s',
+      value: fmt(pairCreate.rps, 0),
+      baseline: `${fmt(pgCreate!.rps, 0)} one instance`,
+      ratio: ratio(pairCreate.rps, pgCreate!.rps),
+      target: 'no errors',
+      pass: pairCreate.errors === 0 && pgCreate!.errors === 0,
+    });
+    note(
+      'PostgreSQL runs on the same two cores as the servers and the generator, with fsync and synchronous commit on: a second instance adds no cores here, so the two-instance rows show that sharing one database costs nothing and loses nothing, not how it scales on more machines.',
+    );
+  } finally {
+    await Promise.all([files.stop(), one.stop(), two.stop()]);
+    await db.stop();
+    for (const d of [dir, ...pgDirs]) rmSync(d, { recursive: true, force: true });
   }
 }
 
@@ -573,6 +688,7 @@ async function main() {
     await widgetInChromium();
   }
   if (ONLY.includes('server')) await serverThroughput();
+  if (ONLY.includes('postgres')) await postgresStore();
   if (ONLY.includes('scale')) await scale();
   if (ONLY.includes('growth')) await growth();
   const seconds = (Date.now() - started) / 1000;
@@ -582,7 +698,7 @@ async function main() {
     console.log(
       `      ${r.label.padEnd(44)} ${fmt(r.rps, 0).padStart(7)} req/s  p50 ${fmt(r.p50)} p99 ${fmt(r.p99)} ms  errors ${r.errors}  server ${r.serverCpu === undefined ? '?' : fmt(r.serverCpu, 2)} cores, generator ${fmt(r.generatorCpu, 2)}`,
     );
-  if (QUICK || ONLY.length < 4) {
+  if (QUICK || SECTIONS.some((s) => !ONLY.includes(s))) {
     console.log('(quick or partial run: BENCHMARKS.md left as it was)');
   } else {
     await writeMarkdown(join(ROOT, 'BENCHMARKS.md'), markdown(seconds));

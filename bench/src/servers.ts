@@ -77,11 +77,11 @@ export async function startProcess(args: string[], env: Record<string, string>, 
   };
 }
 
-export const ticketing = (dataDir: string, extraArgs: string[] = []) =>
+export const ticketing = (dataDir: string, extraArgs: string[] = [], env: Record<string, string> = {}) =>
   startProcess(
     [...extraArgs, join(ROOT, 'server/dist/main.js')],
     // Production settings (log level info, as deployed) but no rate limit.
-    { TICKETING_DATA_DIR: dataDir, TICKETING_KEYS: `${KEYS.pk},${KEYS.sk}`, TICKETING_RATE_LIMIT: 'off' },
+    { TICKETING_DATA_DIR: dataDir, TICKETING_KEYS: `${KEYS.pk},${KEYS.sk}`, TICKETING_RATE_LIMIT: 'off', ...env },
     '/v1/me',
   );
 export const baseline = (file: string, env: Record<string, string>, extraArgs: string[] = []) =>
