@@ -18,7 +18,7 @@ function fieldValue(c: Condition, e: TicketEvent): string {
 }
 
 /** Text comparisons ignore case (API.md, rules). */
-export function conditionHolds(c: Condition, e: TicketEvent): boolean {
+function conditionHolds(c: Condition, e: TicketEvent): boolean {
   const value = fieldValue(c, e).toLowerCase();
   const want = c.value.toLowerCase();
   switch (c.op) {
