@@ -35,7 +35,7 @@ export interface LoadResult {
 }
 
 /** utime + stime of a process, in seconds (Linux /proc, clock ticks of 1/100 s). */
-export function cpuSeconds(pid: number): number {
+function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }

@@ -37,7 +37,7 @@ export interface Running {
 }
 
 /** Starts a process and waits until `probe` answers; the time until then is its start-up time. */
-export async function startProcess(args: string[], env: Record<string, string>, probe: string): Promise<Running> {
+async function startProcess(args: string[], env: Record<string, string>, probe: string): Promise<Running> {
   const port = await freePort();
   const t0 = performance.now();
   const proc = spawn(process.execPath, args, {

@@ -4,7 +4,7 @@ import { startServer, type TestServer } from '@ticketing/server/test-support';
 import { startDemoSite } from '@ticketing/server/test-support/site';
 import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 
-export const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
+const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
 
 export interface Stack {
   api: TestServer;

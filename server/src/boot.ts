@@ -81,7 +81,7 @@ export interface RunningServer {
 
 // Timeouts against slow clients: headers must arrive within 10 s and a whole request (a 5 MB upload
 // on a slow line included) within 2 minutes; idle keep-alive connections close after 5 s.
-export const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 120_000, keepAliveTimeout: 5_000 };
+const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 120_000, keepAliveTimeout: 5_000 };
 
 // On SIGTERM: how long requests in flight may take to finish, and deliveries in flight to end. Well
 // inside systemd's default 90 s before it kills.
@@ -274,7 +274,7 @@ function closer(parts: {
     })());
 }
 
-export const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');
+const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');
 
 /**
  * The first keys of an empty data directory. The public key is printed (it is public); the secret

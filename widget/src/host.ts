@@ -23,7 +23,7 @@ const LABELS: Record<string, string> = {
 const HEX = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
 
 /** Black or white, whichever reads better on the configured colour (WCAG relative luminance). */
-export function onColor(hex: string): string {
+function onColor(hex: string): string {
   const h = hex.length === 4 ? hex.replace(/\w/g, (c) => c + c) : hex;
   const [r, g, b] = [1, 3, 5].map((i) => {
     const c = parseInt(h.slice(i, i + 2), 16) / 255;

@@ -4,10 +4,7 @@ export type {
   Category,
   KbListItem,
   Meta,
-  Priority,
   PublicTicket,
-  Reply,
-  Status,
   WidgetConfig,
 } from '@ticketing/server/model';
 import type { WidgetConfig } from '@ticketing/server/model';

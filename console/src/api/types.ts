@@ -1,15 +1,6 @@
-import type {
-  Attachment,
-  Category,
-  Meta,
-  Priority,
-  Reply,
-  Status,
-  Ticket,
-  TicketListItem,
-} from '@ticketing/server/model';
+import type { Attachment, Meta, Priority, Reply, Ticket, TicketListItem } from '@ticketing/server/model';
 
-export type { Attachment, Category, Meta, Priority, Status };
+export type { Attachment, Meta, Priority };
 
 // Shapes of docs/api.md "Agents' sessions" and "Tickets for agents" (the console's contract) that the
 // model does not declare yet; each says where in the contract it comes from.

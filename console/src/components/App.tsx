@@ -9,7 +9,7 @@ import { PasswordChange, SignIn } from './SignIn.js';
 import { Toasts } from './Toasts.js';
 import { Workspace } from './Workspace.js';
 
-export const ROOT = '/console/';
+const ROOT = '/console/';
 const SIGN_IN = '/console/sign-in';
 
 /** The console: the store for everything below, and client-side routes under /console/. */

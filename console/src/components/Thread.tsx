@@ -97,7 +97,7 @@ function Files({ ticketId, files }: { ticketId: string; files: Attachment[] }) {
 const str = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
 
 /** One line of activity, in words. Unknown types are shown by name rather than hidden. */
-export function activityText(a: ActivityEntry, ticket: ConsoleTicket, s: Store): string {
+function activityText(a: ActivityEntry, ticket: ConsoleTicket, s: Store): string {
   const t: Strings = s.t.value;
   const who =
     a.actor.name ??

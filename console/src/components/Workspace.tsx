@@ -11,8 +11,8 @@ import { ViewsNav } from './ViewsNav.js';
 const typingIn = (el: EventTarget | null) =>
   el instanceof HTMLElement && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
 
-export const focusRow = (id: string) => document.getElementById(`row-${id}`)?.focus();
-export const focusReply = () => document.getElementById('reply-text')?.focus();
+const focusRow = (id: string) => document.getElementById(`row-${id}`)?.focus();
+const focusReply = () => document.getElementById('reply-text')?.focus();
 
 /**
  * The inbox and the open ticket: side by side on a large screen, one at a time on a phone. The

@@ -60,4 +60,3 @@ export function createPrefs() {
     },
   };
 }
-export type Prefs = ReturnType<typeof createPrefs>;

@@ -260,4 +260,3 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
     send,
   };
 }
-export type TicketState = ReturnType<typeof createTicket>;

@@ -6,7 +6,7 @@ import { ApiError } from '../http/errors.js';
  * A matcher for the configured addresses and CIDR ranges (checked when written: model/common.ts).
  * node:net's BlockList does the matching, IPv4-mapped IPv6 included.
  */
-export function ipMatcher(entries: string[]): (ip: string) => boolean {
+function ipMatcher(entries: string[]): (ip: string) => boolean {
   const list = new BlockList();
   for (const e of entries) {
     const [addr = '', bits] = e.split('/');

@@ -1,7 +1,7 @@
 import { ApiError } from '../http/errors.js';
 
 /** How long a verification may take before the request is refused (fail closed). */
-export const TURNSTILE_TIMEOUT_MS = 5_000;
+const TURNSTILE_TIMEOUT_MS = 5_000;
 
 const failed = (message: string) => new ApiError(403, 'captcha_failed', message, { param: 'cf-turnstile-response' });
 

@@ -10,7 +10,7 @@ export type AuditLog = LogStore<AuditEntry>;
  * How the audit log names an actor (docs/api.md, r=audit): a key by its kind and display prefix, an
  * agent by id and name, the system as itself. Never the key.
  */
-export function auditActor(actor: Actor): AuditActor {
+function auditActor(actor: Actor): AuditActor {
   switch (actor.kind) {
     case 'customer':
       return { kind: 'public', prefix: actor.key.prefix };
@@ -34,7 +34,7 @@ export function auditEntry(
 }
 
 /** What an audit entry says about a ticket event: what changed, by id, never the texts. */
-export function ticketEventDetails(e: TicketEvent): Record<string, unknown> {
+function ticketEventDetails(e: TicketEvent): Record<string, unknown> {
   const p = e.previous;
   switch (e.type) {
     case 'ticket.status_changed':

@@ -1,14 +1,26 @@
-import { auditEntry } from '../audit/audit.js';
+import type { Logger } from 'pino';
+import { auditEntry, type AuditLog } from '../audit/audit.js';
 import { PRIORITIES, SYSTEM, type Action, type ConfigData, type Priority, type Ticket } from '../model/index.js';
-import type { Deps } from '../deps.js';
 import type { TicketEventType } from '../events/events.js';
 import { ruleNotifyMail } from '../mail/templates.js';
 import { mailConfigured } from '../mail/mailer.js';
-import type { StoredTicket } from '../store/ticket-store.js';
-import type { KeyMode } from '../store/ticket-store.js';
+import type { Outbox } from '../outbox/outbox.js';
+import type { ConfigStore } from '../store/config-store.js';
+import type { KeyMode, StoredTicket, TicketStore } from '../store/ticket-store.js';
 import { setStatus } from '../tickets/statuses.js';
 import { enqueueWebhook } from '../webhooks/deliver.js';
 import { derive } from '../tickets/sla.js';
+
+/** What rules and escalations need (the app's Deps provides it). */
+export interface AutomationDeps {
+  configStore: ConfigStore;
+  tickets: Record<KeyMode, TicketStore>;
+  outbox: Outbox;
+  audit: AuditLog;
+  logger: Logger;
+  clock: () => Date;
+  publicUrl: () => string;
+}
 
 /**
  * Applies actions of a rule or an escalation entry to one ticket: field changes in one durable write
@@ -16,7 +28,7 @@ import { derive } from '../tickets/sla.js';
  * Actions that no longer fit the configuration (a removed status or agent) are skipped and logged.
  */
 export async function runActions(
-  deps: Deps,
+  deps: AutomationDeps,
   mode: KeyMode,
   ticketId: string,
   actions: Action[],

@@ -1,7 +1,6 @@
 import { RULE_EVENTS, type Condition } from '../model/index.js';
-import type { Deps } from '../deps.js';
 import type { TicketEvent } from '../events/events.js';
-import { runActions } from './actions.js';
+import { runActions, type AutomationDeps } from './actions.js';
 
 /** The value a condition looks at, as text. On a reply, `message` and `from_customer` are the reply's. */
 function fieldValue(c: Condition, e: TicketEvent): string {
@@ -19,7 +18,7 @@ function fieldValue(c: Condition, e: TicketEvent): string {
 }
 
 /** Text comparisons ignore case (API.md, rules). */
-export function conditionHolds(c: Condition, e: TicketEvent): boolean {
+function conditionHolds(c: Condition, e: TicketEvent): boolean {
   const value = fieldValue(c, e).toLowerCase();
   const want = c.value.toLowerCase();
   switch (c.op) {
@@ -43,7 +42,7 @@ const RULE_EVENT_SET = new Set<string>(RULE_EVENTS);
  * the ticket as the rules before it left it. Changes made by rules do not raise events of their own,
  * so rules cannot trigger each other in a loop.
  */
-export function rulesListener(deps: Deps) {
+export function rulesListener(deps: AutomationDeps) {
   return async (e: TicketEvent) => {
     if (!RULE_EVENT_SET.has(e.type)) return;
     let ticket = e.ticket;

@@ -11,7 +11,7 @@ import type { Snapshot } from './snapshot.js';
 
 /** The last entry of every archive: what it holds, with a SHA-256 per file. */
 export const MANIFEST_NAME = 'BACKUP-MANIFEST.json';
-export const ARCHIVE_FORMAT = 1;
+const ARCHIVE_FORMAT = 1;
 
 /** A reason a backup or a restore stopped; the CLI prints the message alone. */
 export class BackupError extends Error {}
@@ -36,7 +36,7 @@ const ManifestSchema = z.object({
 export type Manifest = z.infer<typeof ManifestSchema>;
 
 /** What the manifest counts, from the paths alone. */
-export function countFiles(files: { path: string; size: number }[]): Manifest['counts'] {
+function countFiles(files: { path: string; size: number }[]): Manifest['counts'] {
   const matching = (re: RegExp) => files.filter((f) => re.test(f.path)).length;
   return {
     files: files.length,

@@ -2,7 +2,7 @@ import { FileTicketStore } from '../store/file-ticket-store.js';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Writable, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { syncDir } from '../store/durable-write.js';
@@ -11,7 +11,7 @@ import { packSnapshot, readArchive, type Manifest } from './archive.js';
 import { takeSnapshot } from './snapshot.js';
 
 /** Archives named .gz or .tgz are gzipped; others are plain tar. */
-export const wantsGzip = (file: string) => /\.(t?gz)$/i.test(file);
+const wantsGzip = (file: string) => /\.(t?gz)$/i.test(file);
 
 /**
  * Writes an archive stream to `file` whole or not at all: into a temp file beside it, fsynced, then
@@ -63,11 +63,3 @@ export async function backupDataDir(
   }
   return { manifest: await verifyArchiveFile(file), pausedMs: snapshot.pausedMs };
 }
-
-/** A sink for streams whose bytes only need to be read (counted, hashed) and dropped. */
-export const discard = () =>
-  new Writable({
-    write(_chunk, _enc, done) {
-      done();
-    },
-  });

@@ -13,7 +13,7 @@ export interface DemoKeys {
   url: string;
 }
 
-export const demoKeysPath = (dataDir: string) => join(dataDir, 'demo-keys.json');
+const demoKeysPath = (dataDir: string) => join(dataDir, 'demo-keys.json');
 
 export function readDemoKeys(dataDir: string): DemoKeys | undefined {
   try {

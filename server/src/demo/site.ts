@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import type { Middleware } from 'koa';
 import { loadAssets } from '../static/assets.js';
 
-export const DEMO_SITE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'demo-site');
+const DEMO_SITE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'demo-site');
 
 /** The policy strict-csp.html is served with: nothing inline, nothing from anywhere but here and the API. */
-export function strictCsp(apiOrigin: string) {
+function strictCsp(apiOrigin: string) {
   const other = apiOrigin ? ` ${apiOrigin}` : ''; // '' when the pages and the API share the origin
   return `default-src 'none'; script-src 'self'${other}; connect-src ${apiOrigin || "'self'"}; style-src 'self'${other}; img-src 'self' data:; base-uri 'none'; form-action 'none'`;
 }

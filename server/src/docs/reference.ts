@@ -49,7 +49,7 @@ const INIT = `window.ui = SwaggerUIBundle({
  * inline script or style, no frames, forms or plugins. Swagger UI draws some icons as data: images.
  * The browser test opens the page in Chromium and counts zero violations.
  */
-export const DOCS_CSP = [
+const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

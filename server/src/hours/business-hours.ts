@@ -12,7 +12,7 @@ export type Span = readonly [start: number, end: number];
 const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
 /** Hours are "not set" when no day has an interval: then support counts as always open. */
-export const hoursConfigured = (h: BusinessHours) => WEEKDAYS.some((d) => h.days[d].length > 0);
+const hoursConfigured = (h: BusinessHours) => WEEKDAYS.some((d) => h.days[d].length > 0);
 
 /**
  * Offsets come from luxon (the IANA database through Intl). The one piece of arithmetic done here is

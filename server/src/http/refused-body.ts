@@ -5,7 +5,7 @@ import type { Context } from 'koa';
  * body a client might send by mistake (a JSON body with base64 files, a form over 1 MB); a client that
  * sends more gets the answer at this point, with `Connection: close`.
  */
-export const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
+const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * Reads and drops the rest of a body we refuse, then resolves: the answer then goes out on a

@@ -9,7 +9,7 @@ const PREFIX = randomBytes(9).toString('base64url');
 let counter = 0;
 
 /** A request id: 12 random characters from the start of this process, then a counter. */
-export const newRequestId = () => `${PREFIX}-${(++counter).toString(36)}`;
+const newRequestId = () => `${PREFIX}-${(++counter).toString(36)}`;
 
 /**
  * Every answer carries X-Request-Id (a well-formed id from a proxy is kept so logs line up) and

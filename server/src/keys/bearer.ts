@@ -15,7 +15,7 @@ export interface KeyFailureLimit {
 }
 
 /** The actor a key stands for: a customer with a public key, support with a secret key. */
-export function keyActor(found: AuthKey, key: string): RequestActor {
+function keyActor(found: AuthKey, key: string): RequestActor {
   const ref = { id: found.id, prefix: found.prefix };
   return found.kind === 'public'
     ? { kind: 'customer', mode: found.mode, key: { ...ref, origins: found.origins, public: key } }

@@ -33,7 +33,7 @@ export class KeyCommandError extends Error {
   }
 }
 
-export const NewKeySchema = z.object({
+const NewKeySchema = z.object({
   kind: z.enum(['public', 'secret']),
   mode: z.enum(['live', 'test']),
   origins: z
@@ -42,7 +42,6 @@ export const NewKeySchema = z.object({
     .default([]),
   label: z.string().max(200).nullable().default(null),
 });
-export type NewKey = z.input<typeof NewKeySchema>;
 
 const view = (k: StoredKey): KeyView => ({
   id: k.id,

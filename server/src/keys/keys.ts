@@ -10,9 +10,9 @@ export const isWellFormedKey = (key: string) => KEY_FORMAT.test(key);
 // One-shot crypto.hash: no Hash object per call (this runs on every request with a key).
 export const sha256 = (key: string) => oneShotHash('sha256', key, 'hex');
 /** What logs, /me and the audit log show of a key: enough to recognise it, not to use it. */
-export const keyPrefix = (key: string) => key.slice(0, 12);
+const keyPrefix = (key: string) => key.slice(0, 12);
 
-export function describeKey(key: string): { kind: KeyKind; mode: KeyMode } {
+function describeKey(key: string): { kind: KeyKind; mode: KeyMode } {
   return { kind: key.startsWith('pk_') ? 'public' : 'secret', mode: key.includes('_live_') ? 'live' : 'test' };
 }
 

@@ -24,7 +24,7 @@ export const mailConfigured = (mail: ConfigData['mail']) => Boolean(mail.smtp.ho
  * show something else than what was typed. Such a subject is sent encoded as a whole (RFC 2047
  * base64 words), so clients show the literal text; other subjects go as they are.
  */
-export function subjectHeader(subject: string): string {
+function subjectHeader(subject: string): string {
   if (!subject.includes('=?')) return subject;
   const words: string[] = [];
   let chunk = '';

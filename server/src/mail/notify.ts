@@ -1,6 +1,10 @@
-import type { Deps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
 import type { TicketEvent } from '../events/events.js';
 import { openState } from '../hours/business-hours.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import type { Outbox } from '../outbox/outbox.js';
+import type { ConfigStore } from '../store/config-store.js';
 import { mailConfigured, type MailMessage } from './mailer.js';
 import {
   autoreplyMail,
@@ -12,6 +16,18 @@ import {
 
 const HOUR = 3_600_000;
 
+/** What the mail listener needs (the app's Deps provides it). */
+export interface MailListenerDeps {
+  config: Pick<Config, 'customerMailPerHour'>;
+  configStore: ConfigStore;
+  outbox: Outbox;
+  /** Counts customer mail per address and hour (TICKETING_CUSTOMER_MAIL_PER_HOUR). */
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  clock: () => Date;
+  publicUrl: () => string;
+}
+
 /**
  * Queues the mail a ticket event causes, per the settings (API.md, "Mail"). Queued durably before the
  * request is answered; sent by the outbox. Without an SMTP host and a from address nothing is queued.
@@ -21,7 +37,7 @@ const HOUR = 3_600_000;
  *  - replied by support: the customer when customer_on_reply; by the customer: the agents when
  *    agents_on_customer_reply.
  */
-export function mailListener(deps: Deps) {
+export function mailListener(deps: MailListenerDeps) {
   return async (e: TicketEvent) => {
     const config = deps.configStore.get();
     const { mail } = config;

@@ -44,12 +44,12 @@ function message(to: string[], subject: string, paragraphs: string[], link?: Lin
  * The seam for the hosted ticket page: return `{ href: `${publicUrl}/…/<signed token>`, label: 'View
  * your ticket' }` here, a magic link signed by the server, and every customer mail carries it.
  */
-export function customerTicketLink(_t: Ticket, _publicUrl: string): Link | undefined {
+function customerTicketLink(_t: Ticket, _publicUrl: string): Link | undefined {
   return undefined;
 }
 
 /** Agents open the ticket in the console, on this server. */
-export const agentTicketLink = (t: Ticket, publicUrl: string): Link => ({
+const agentTicketLink = (t: Ticket, publicUrl: string): Link => ({
   href: `${publicUrl}/console/tickets/${encodeURIComponent(t.id)}`,
   label: `Open ticket ${t.id}`,
 });
@@ -107,15 +107,6 @@ export function ruleNotifyMail(t: Ticket, to: string, rule: string, publicUrl: s
     [to],
     `[${rule}] ${t.subject}`,
     [`Rule "${rule}" matched ticket ${t.id} from ${t.name} <${t.email}>:`, t.message, ...origin(t)],
-    agentTicketLink(t, publicUrl),
-  );
-}
-
-export function escalationMail(t: Ticket, to: string, escalation: string, publicUrl: string): MailMessage {
-  return message(
-    [to],
-    `Escalation ${escalation}: ${t.subject}`,
-    [`Ticket ${t.id} from ${t.name} <${t.email}> needs attention.`],
     agentTicketLink(t, publicUrl),
   );
 }

@@ -26,7 +26,7 @@ export const BACKOFF: Record<JobKind, number[]> = {
 export type Sender = (job: Job) => Promise<void>;
 
 /** Deliveries under way at once (the SMTP pool has fewer connections; mail waits for one there). */
-export const OUTBOX_CONCURRENCY = 4;
+const OUTBOX_CONCURRENCY = 4;
 
 /** Jobs one pass claims at most (a burst after an outage goes out over several passes). */
 const CLAIM = 100;

@@ -49,7 +49,7 @@ const REASONS: Record<string, string> = {
 };
 
 /** One line on why a connection failed, without the URL's password. */
-export function connectionFailure(err: unknown): string {
+function connectionFailure(err: unknown): string {
   const e = err as { code?: string; message?: string };
   const reason = (e.code && REASONS[e.code]) ?? e.message ?? String(err);
   return e.code && !REASONS[e.code] ? `${reason} (${e.code})` : reason;
@@ -208,6 +208,3 @@ export class Database {
     return this.sql.end({ timeout: 5 });
   }
 }
-
-/** PostgreSQL's unique_violation. */
-export const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';

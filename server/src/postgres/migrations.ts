@@ -8,7 +8,7 @@ import { StartupError } from '../store/startup-error.js';
  * Times are the ISO strings the JSON files hold (text in the "C" collation sorts them as the JSON
  * store's index does), so a move between the stores gives back every value as it was.
  */
-export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   {
     version: 1,
     name: 'tickets, files, idempotency keys, configuration, keys, logs, outbox, rate limits',

@@ -7,7 +7,7 @@ import { onRollback } from '../store/unit-of-work.js';
 import type { Database } from './database.js';
 
 /** The channel on which an instance that changed the configuration tells the others its new version. */
-export const CONFIG_CHANNEL = 'ticketing_config';
+const CONFIG_CHANNEL = 'ticketing_config';
 
 /** The keys live in their own table (postgres/pg-key-store.ts), never in the configuration row. */
 const withoutKeys = (data: ConfigData): ConfigData => ({ ...data, keys: [] });

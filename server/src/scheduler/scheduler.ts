@@ -1,13 +1,22 @@
-import { runActions } from '../automation/actions.js';
+import { runActions, type AutomationDeps } from '../automation/actions.js';
 import { derive } from '../tickets/sla.js';
-import type { Deps } from '../deps.js';
+import type { TicketEvents } from '../events/events.js';
 import { SYSTEM } from '../model/index.js';
 import type { KeyMode, StoredTicket } from '../store/ticket-store.js';
+import type { UnitOfWork } from '../store/unit-of-work.js';
 import { setStatus } from '../tickets/statuses.js';
 import { firstClosedStatus, isClosedStatus } from '../tickets/statuses.js';
+import type { Leadership } from './leadership.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
+
+/** What the scheduler needs (the app's Deps provides it). */
+export interface SchedulerDeps extends AutomationDeps {
+  leadership: Leadership;
+  unit: UnitOfWork;
+  events: TicketEvents;
+}
 
 /**
  * The in-process timer behind time-based settings. Each tick fires due escalations, closes idle
@@ -23,7 +32,7 @@ export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: SchedulerDeps) {}
 
   start(everyMs: number) {
     if (everyMs <= 0) return;

@@ -9,7 +9,7 @@ import type { ConfigData } from '../model/index.js';
  * sends one. Otherwise whoever may edit a setting without knowing the secret could point it at a
  * listener of their own and read the secret there.
  */
-export function keepSecret(
+function keepSecret(
   given: string | null | undefined,
   stored: string | null | undefined,
   sameDestination: boolean,
@@ -22,7 +22,7 @@ type Smtp = ConfigData['mail']['smtp'];
 const hostOf = (h: string | null) => (h ?? '').trim().toLowerCase();
 
 /** The SMTP password is presented to one host and port, for one user. */
-export const sameSmtpDestination = (a: Smtp, b: Smtp) =>
+const sameSmtpDestination = (a: Smtp, b: Smtp) =>
   hostOf(a.host) === hostOf(b.host) && a.port === b.port && (a.user ?? '') === (b.user ?? '');
 
 export const withSmtpPass = (next: Smtp, current: Smtp): Smtp => ({

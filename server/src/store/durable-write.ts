@@ -11,7 +11,7 @@ export const TEMP_SUFFIX = '.tmp';
  * files, queued mail and keys are nobody else's business on a shared machine. Parents it has to
  * create on the way get the same mode.
  */
-export const DIR_MODE = 0o700;
+const DIR_MODE = 0o700;
 export const makeDir = (path: string) => mkdir(path, { recursive: true, mode: DIR_MODE });
 
 /**

@@ -70,7 +70,7 @@ export function closeGate(dataDir: string) {
 }
 
 /** The gate of the data directory that holds `path`, if one is open (one per process, a few in tests). */
-export function gateFor(path: string): WriteGate | undefined {
+function gateFor(path: string): WriteGate | undefined {
   for (const [dir, gate] of gates) if (path.startsWith(dir + sep)) return gate;
   return undefined;
 }

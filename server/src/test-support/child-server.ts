@@ -54,7 +54,7 @@ export function runMain(
  * util-linux `script` runs it on a pseudo-terminal and copies what it prints to our pipe. Its stdin
  * stays open, or `script` would end the session.
  */
-export function runMainInTerminal(env: Record<string, string>): ReturnType<typeof runMain> {
+function runMainInTerminal(env: Record<string, string>): ReturnType<typeof runMain> {
   const command = [process.execPath, '--import', 'tsx', MAIN].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
   const proc = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
     cwd: SERVER_DIR,

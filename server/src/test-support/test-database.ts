@@ -20,7 +20,7 @@ export const testStore = (): 'json' | 'postgres' =>
 let admin: postgres.Sql | undefined;
 const adminSql = () => (admin ??= postgres(inject('postgresAdminUrl'), { max: 2, onnotice: () => {} }));
 
-export function databaseUrl(database: string) {
+function databaseUrl(database: string) {
   const u = new URL(inject('postgresAdminUrl'));
   u.pathname = `/${database}`;
   return u.toString();

@@ -9,7 +9,7 @@ const MINUTE = 60_000;
  * replies, then its resolution deadline, both counted from creation (in business minutes when
  * `business_hours_only`); null when the SLA is off or the ticket is in a closed status.
  */
-export function dueAt(t: Ticket, config: ConfigData): string | null {
+function dueAt(t: Ticket, config: ConfigData): string | null {
   const { sla } = config;
   if (!sla.enabled || isClosedStatus(config.statuses, t.status)) return null;
   const answered = t.replies.some((r) => !r.from_customer);

@@ -16,14 +16,14 @@ export interface WebhookJob {
   type: TicketEventType;
 }
 
-export const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (API.md, "Events"). */
-export function signature(secret: string, body: string, t: number): string {
+function signature(secret: string, body: string, t: number): string {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
-export function webhookSettings(config: ConfigData) {
+function webhookSettings(config: ConfigData) {
   const m = config.modules.find((x) => x.name === 'webhooks');
   if (!m || !m.enabled || m.name !== 'webhooks' || !m.settings) return undefined;
   return m.settings;

@@ -9,8 +9,8 @@ export type Outcome = { status: number } | { error: string };
 
 // The delivery log says no more than this about a failure: a raw socket error (ECONNREFUSED on this
 // port, a reset on that one) would let whoever sets webhook URLs map the network the server is in.
-export const NOT_ALLOWED = 'destination not allowed';
-export const COULD_NOT_CONNECT = 'could not connect';
+const NOT_ALLOWED = 'destination not allowed';
+const COULD_NOT_CONNECT = 'could not connect';
 
 class DestinationNotAllowed extends Error {}
 

@@ -84,5 +84,3 @@ export function createApi(base: string, key: string) {
       post('/rate', { ticket_id, email, score, ...(comment ? { comment } : {}) }) as Promise<PublicTicket>,
   };
 }
-
-export type Api = ReturnType<typeof createApi>;

@@ -11,7 +11,7 @@ const UNITS = [
 ] as const;
 
 /** A size as the locale writes it: "19 byte", "1.2 kB", "3,4 Mo". */
-export function formatSize(bytes: number, locale: string): string {
+function formatSize(bytes: number, locale: string): string {
   const [base, unit] = UNITS.find(([b]) => bytes >= b) ?? UNITS[2];
   return new Intl.NumberFormat(locale, { style: 'unit', unit, maximumFractionDigits: 1 }).format(bytes / base);
 }

@@ -24,7 +24,7 @@ function isUrl(v: string) {
 const isDate = (v: string) => DATE.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
 
 /** One custom field's problem, or undefined. Checkbox values are "true" / "false". */
-export function checkField(t: Strings, field: Field, raw: string | undefined): string | undefined {
+function checkField(t: Strings, field: Field, raw: string | undefined): string | undefined {
   const v = (raw ?? '').trim();
   if (field.type === 'checkbox') return field.required && v !== 'true' ? t.mustCheck : undefined;
   if (!v) return field.required ? t.required : undefined;
