@@ -109,6 +109,7 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
         at bigint NOT NULL
       );
       CREATE INDEX sign_in_failures_key ON sign_in_failures (key, at);
+      CREATE INDEX sign_in_failures_at ON sign_in_failures (at);
     `,
   },
 ];

@@ -2,6 +2,9 @@ import type { StoredSession } from '../model/index.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { Database } from './database.js';
 
+// Failures older than this are of no use to any window.
+const KEEP_FAILURES_MS = 24 * 60 * 60 * 1000;
+
 interface Row {
   hash: string;
   agent_id: string;
@@ -55,6 +58,8 @@ export class PgSessionStore implements SessionStore {
     if (!keys.length) return;
     const rows = keys.map((key) => ({ key, at }));
     await this.db.sql`INSERT INTO sign_in_failures ${this.db.sql(rows, 'key', 'at')}`;
+    // Failures older than any window are of no more use: each new one clears them away.
+    await this.db.sql`DELETE FROM sign_in_failures WHERE at < ${at - KEEP_FAILURES_MS}`;
   }
 
   async removeFailure(keys: readonly string[], at: number) {
@@ -71,10 +76,5 @@ export class PgSessionStore implements SessionStore {
 
   async clearFailures(key: string) {
     await this.db.sql`DELETE FROM sign_in_failures WHERE key = ${key}`;
-  }
-
-  /** Drops failures too old for any window (the scheduler's leader may call it). */
-  async sweep(before: number) {
-    await this.db.sql`DELETE FROM sign_in_failures WHERE at < ${before}`;
   }
 }
