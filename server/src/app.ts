@@ -17,6 +17,8 @@ import { kbRoutes } from './kb/routes.js';
 import { moduleEnabled } from './model/index.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { portalRoutes } from './portal/routes.js';
+import { sessionCookie } from './sessions/session-cookie.js';
+import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { serveAssets, widgetAssets } from './static/assets.js';
 import { serveConsole } from './static/console.js';
@@ -31,6 +33,7 @@ const FEATURE_ROUTES = [
   ...kbRoutes,
   ...settingsRoutes,
   ...adminRoutes,
+  ...sessionRoutes,
 ];
 export const ROUTES = [...FEATURE_ROUTES, ...openApiRoutes(FEATURE_ROUTES)];
 
@@ -49,8 +52,11 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   const limiter = deps.rateLimiter;
   const router = new Router();
   mountRoutes(router, ROUTES, deps, {
-    // The console's session cookie goes beside the bearer key here.
-    credentials: [bearerKey(deps.keys, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute })],
+    // A bearer key decides when one is sent; else the console's session cookie.
+    credentials: [
+      bearerKey(deps.keys, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute }),
+      sessionCookie(deps),
+    ],
     moduleEnabled: (name) => moduleEnabled(deps.configStore.get().modules, name),
     rateLimit: deps.config.rateLimit,
     limiter,

@@ -20,6 +20,7 @@ import { Mailer, type MailMessage } from './mail/mailer.js';
 import { mailListener } from './mail/notify.js';
 import { Outbox } from './outbox/outbox.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { endSessionsOnAgentChange } from './sessions/revocation.js';
 import type { ConfigStore } from './store/config-store.js';
 import type { KeyStore } from './store/key-store.js';
 import { makeDir, writeFileDurable } from './store/durable-write.js';
@@ -186,6 +187,7 @@ function wireDeps(
     tickets: { live: stores.live, test: stores.test },
     files: { live: stores.live, test: stores.test },
     keys: stores.keys,
+    sessions: stores.sessions,
     events: new TicketEvents((err, e) =>
       parts.logger.error({ err, event: e.type, ticket: e.ticket.id }, 'a ticket event listener failed'),
     ),
@@ -217,6 +219,7 @@ function startDeliveries(deps: Deps) {
   deps.events.on(mailListener(deps));
   deps.events.on(webhookListener(deps));
   deps.events.on(auditTicketEvents(deps.audit, deps.clock));
+  endSessionsOnAgentChange(deps.configStore, deps.sessions, deps.logger);
   return mailer;
 }
 

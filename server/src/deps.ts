@@ -7,6 +7,7 @@ import type { OpenApiDeps } from './openapi/routes.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { PortalDeps } from './portal/routes.js';
 import type { Leadership } from './scheduler/leadership.js';
+import type { SessionRouteDeps } from './sessions/routes.js';
 import type { TicketDeps } from './tickets/deps.js';
 import type { UnitOfWork } from './store/unit-of-work.js';
 
@@ -14,7 +15,7 @@ import type { UnitOfWork } from './store/unit-of-work.js';
  * Everything the app needs from outside, passed to createApp so tests can build it with real parts.
  * Each feature declares what it uses (TicketDeps, AdminDeps, …); this is all of them together.
  */
-export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps {
+export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps, SessionRouteDeps {
   config: Config;
   /** The API keys (the bearer credential looks them up by hash). */
   keys: KeyStore;

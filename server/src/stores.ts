@@ -12,6 +12,8 @@ import { FileJobStore } from './store/file-job-store.js';
 import { FileTicketStore } from './store/file-ticket-store.js';
 import type { JobStore } from './store/job-store.js';
 import type { KeyStore } from './store/key-store.js';
+import { FileSessionStore } from './store/file-session-store.js';
+import type { SessionStore } from './store/session-store.js';
 import type { LogStore } from './store/log-store.js';
 import type { FileStore, TicketStore } from './store/ticket-store.js';
 import { orderedWrites, type UnitOfWork } from './store/unit-of-work.js';
@@ -24,6 +26,8 @@ import { orderedWrites, type UnitOfWork } from './store/unit-of-work.js';
 export interface Stores {
   configStore: ConfigStore;
   keys: KeyStore;
+  /** Agents' console sessions and failed sign-ins. */
+  sessions: SessionStore;
   live: TicketStore & FileStore;
   test: TicketStore & FileStore;
   audit: LogStore<AuditEntry>;
@@ -51,17 +55,19 @@ export async function openFileStores(
   logger: Logger,
 ): Promise<Stores> {
   const configStore = await openConfigFile(dataDir);
-  const [live, test, audit, webhookLog, outboxLog, jobs] = await Promise.all([
+  const [live, test, audit, webhookLog, outboxLog, jobs, sessions] = await Promise.all([
     FileTicketStore.open(dataDir, 'live'),
     FileTicketStore.open(dataDir, 'test'),
     AppendLog.open<AuditEntry>(join(dataDir, 'audit.jsonl')),
     AppendLog.open<WebhookLogEntry>(join(dataDir, 'webhook_log.jsonl')),
     AppendLog.open<OutboxEntry>(join(dataDir, 'outbox_log.jsonl')),
     FileJobStore.open(dataDir, logger),
+    FileSessionStore.open(dataDir),
   ]);
   return {
     configStore,
     keys: new ConfigKeyStore(configStore, envKeys),
+    sessions,
     live,
     test,
     audit,

@@ -32,6 +32,13 @@ const EnvSchema = z.object({
     .default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   TICKETING_CUSTOMER_MAIL_PER_HOUR: count.default(5),
   TICKETING_SCHEDULER_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  TICKETING_SESSION_IDLE_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(12),
+  TICKETING_SESSION_MAX_DAYS: z.coerce.number().positive().max(3650).default(30),
+  TICKETING_ADMIN_EMAIL: z.string().trim().toLowerCase().pipe(z.email()).default('admin@ticketing.localhost'),
   TICKETING_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   TICKETING_DATABASE_URL: z
     .string()
@@ -51,6 +58,16 @@ export interface RateLimitConfig {
   skPerMinute: number;
   /** Failed key lookups per client address and minute; on even when `enabled` is false (http/auth.ts). */
   keyFailuresPerMinute: number;
+}
+
+/** Agents' console sessions (sessions/). */
+export interface SessionConfig {
+  /** A session unused this long ends. */
+  idleMs: number;
+  /** A session ends this long after sign-in, however much it is used. */
+  maxMs: number;
+  /** The admin agent the first start creates. */
+  adminEmail: string;
 }
 
 export interface QuotaConfig {
@@ -81,6 +98,7 @@ export interface Config {
   trustProxyHops: number;
   rateLimit: RateLimitConfig;
   quotas: QuotaConfig;
+  sessions: SessionConfig;
   /** Below this many free bytes under the data directory, new tickets, replies and files are refused; 0: never. */
   minFreeDiskBytes: number;
   /**
@@ -149,6 +167,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ticketFiles: e.TICKETING_QUOTA_TICKET_FILES,
       ticketBytes: e.TICKETING_QUOTA_TICKET_MB * MB,
       uploadBytesPerHour: e.TICKETING_QUOTA_UPLOAD_MB_PER_HOUR * MB,
+    },
+    sessions: {
+      idleMs: e.TICKETING_SESSION_IDLE_HOURS * 3_600_000,
+      maxMs: e.TICKETING_SESSION_MAX_DAYS * 86_400_000,
+      adminEmail: e.TICKETING_ADMIN_EMAIL,
     },
     minFreeDiskBytes: e.TICKETING_MIN_FREE_DISK_MB * MB,
     webhooksAllowLocal: e.TICKETING_WEBHOOKS_ALLOW_LOCAL,

@@ -13,7 +13,8 @@ export type Method = 'get' | 'post' | 'delete';
 /** How a body may be sent: JSON, a urlencoded form, multipart/form-data. */
 export type Encoding = 'json' | 'form' | 'multipart';
 export type RequestHeader = 'Idempotency-Key' | 'If-None-Match';
-export type ResponseHeader = 'ETag' | 'Cache-Control' | 'Content-Disposition' | 'Content-Security-Policy' | 'Allow';
+export type ResponseHeader =
+  'ETag' | 'Cache-Control' | 'Content-Disposition' | 'Content-Security-Policy' | 'Allow' | 'Set-Cookie';
 
 export interface BodySpec<S extends z.ZodType = z.ZodType> {
   schema: S;

@@ -28,6 +28,8 @@ export const StoredAgentSchema = z.object({
   password_hash: z.string().nullable().default(null),
   two_factor_secret: z.string().nullable().default(null),
   passkeys: z.array(z.object({ id: z.string(), public_key: z.string() })).default([]),
+  /** Set with a one-time password (the first start, the reset command): the agent must choose their own. */
+  must_change_password: z.boolean().default(false),
   created_at: z.string(),
 });
 export type StoredAgent = z.infer<typeof StoredAgentSchema>;

@@ -15,3 +15,4 @@ export * from './tickets.js';
 export * from './webhook-secrets.js';
 export * from './actor.js';
 export * from './logs.js';
+export * from './sessions.js';

@@ -33,6 +33,10 @@ const HEADERS: Record<string, { description: string; schema: Json }> = {
     schema: { type: 'string' },
   },
   Allow: { description: 'The methods this resource takes', schema: { type: 'string' } },
+  'Set-Cookie': {
+    description: 'The session cookie: HttpOnly, SameSite=Strict, Path=/, Secure with https',
+    schema: { type: 'string' },
+  },
   Location: { description: 'The endpoint’s path without .php, with the query string kept', schema: { type: 'string' } },
 };
 
@@ -62,7 +66,9 @@ function errorCodes(route: RouteDef<never>): Record<number, string[]> {
   if (route.query || route.body) add(400, 'validation_failed');
   if (route.body?.encodings.includes('json')) add(400, 'invalid_json');
   if (route.access !== 'open') {
-    add(401, 'missing_api_key', 'invalid_api_key');
+    add(401, 'missing_api_key', 'invalid_api_key', 'not_signed_in');
+    // The session cookie (sessions/): its CSRF check, and an agent with a one-time password.
+    add(403, 'csrf_failed', 'password_change_required');
     if (route.access === 'customer') add(403, 'origin_not_allowed');
     if (route.access === 'staff') add(403, 'secret_key_required');
     if (route.access === 'admin') add(403, 'live_secret_key_required', 'admin_required');
@@ -292,13 +298,23 @@ export function openApiDocument(
         'both before any key is looked at.',
     },
     servers: [{ url: info.serverUrl }],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { session: [] }],
     tags: [...new Set(routes.map((r) => r.path.slice(1))), 'legacy'].map((name) => ({
       name,
       description: name === 'legacy' ? 'Redirects for integrations that call /<endpoint>.php' : `${API_PREFIX}/${name}`,
     })),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'pk_… or sk_… key' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'pk_… or sk_… key' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'ticketing_session',
+          description:
+            'An agent’s console session (POST /v1/session; __Host-ticketing_session with https): what a secret ' +
+            'key may do, as that agent. Unsafe methods also need X-CSRF-Token.',
+        },
+      },
       headers: HEADERS,
       schemas,
     },
@@ -309,6 +325,6 @@ export function openApiDocument(
 const ACCESS_TEXT = {
   open: 'no credential needed',
   customer: 'any key (a public key names a ticket only with its email)',
-  staff: 'support: a secret key',
-  admin: 'a live secret key (sk_live_)',
+  staff: 'support: a secret key or an agent’s session',
+  admin: 'a live secret key (sk_live_) or the session of an agent with the admin role',
 } as const;

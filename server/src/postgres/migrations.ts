@@ -91,6 +91,27 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "agents' sessions and failed sign-ins",
+    sql: `
+      CREATE TABLE agent_sessions (
+        hash text PRIMARY KEY,
+        agent_id text NOT NULL,
+        password text NOT NULL,
+        created_at bigint NOT NULL,
+        last_seen_at bigint NOT NULL
+      );
+      CREATE INDEX agent_sessions_agent ON agent_sessions (agent_id);
+
+      CREATE TABLE sign_in_failures (
+        key text NOT NULL,
+        at bigint NOT NULL
+      );
+      CREATE INDEX sign_in_failures_key ON sign_in_failures (key, at);
+      CREATE INDEX sign_in_failures_at ON sign_in_failures (at);
+    `,
+  },
 ];
 
 /** Any 64-bit number that names "this schema's migrations" to pg_advisory_xact_lock. */

@@ -8,6 +8,7 @@ import { PgJobStore } from './pg-job-store.js';
 import { PgKeyStore } from './pg-key-store.js';
 import { PgLeadership } from './pg-leadership.js';
 import { PgLog } from './pg-log.js';
+import { PgSessionStore } from './pg-session-store.js';
 import { PgRateLimiter } from './pg-rate-limiter.js';
 import { PgTicketStore } from './pg-ticket-store.js';
 
@@ -32,6 +33,7 @@ export async function openPostgresStores(
     return {
       configStore,
       keys: new PgKeyStore(db, envKeys),
+      sessions: new PgSessionStore(db),
       live: new PgTicketStore(db, 'live'),
       test: new PgTicketStore(db, 'test'),
       audit: new PgLog(db, 'audit'),

@@ -31,6 +31,8 @@ export async function upsertAgent(
     two_factor_secret:
       input.two_factor_secret === undefined ? (existing?.two_factor_secret ?? null) : input.two_factor_secret,
     passkeys: input.passkeys ?? existing?.passkeys ?? [],
+    // A password an admin sets is the agent's from then on; a one-time one comes from the CLI.
+    must_change_password: input.password ? false : (existing?.must_change_password ?? false),
     created_at: existing?.created_at ?? at.toISOString(),
   };
   await store.update((d) => {

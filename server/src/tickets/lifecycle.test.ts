@@ -15,6 +15,7 @@ beforeAll(async () => {
         password_hash: null,
         two_factor_secret: null,
         passkeys: [],
+        must_change_password: false,
         created_at: new Date().toISOString(),
       },
     ];

@@ -280,7 +280,13 @@ const reply = route({
           id: newId('rpl'),
           message,
           from_customer: fromCustomer,
-          author: fromCustomer && customer ? current.name : (input.author ?? null),
+          // An agent's reply carries their name (never their email), whatever `author` says.
+          author:
+            fromCustomer && customer
+              ? current.name
+              : !fromCustomer && actor.kind === 'agent'
+                ? actor.agent.name
+                : (input.author ?? null),
           created_at: at,
           attachments: [],
         };

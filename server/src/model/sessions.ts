@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { AGENT_ROLES } from './agents.js';
+
+/** POST /v1/session: an agent's email and password (and a two-factor code once that is on). */
+export const SignInSchema = z.object({
+  email: z.string().trim().min(1).max(254),
+  password: z.string().min(1).max(200),
+  code: z.string().trim().min(1).max(64).optional(),
+});
+
+/** POST /v1/session/password. */
+export const PasswordChangeSchema = z.object({
+  current_password: z.string().min(1).max(200),
+  new_password: z.string().min(10, 'must be at least 10 characters').max(200),
+});
+
+/** The signed-in agent, as the console sees them: never a hash, a secret or a passkey. */
+export const SessionAgentSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    role: z.enum(AGENT_ROLES),
+    two_factor_enabled: z.boolean(),
+    passkey_count: z.number().int().min(0),
+    /** Signed in with a one-time password: every call but these session ones answers 403 password_change_required. */
+    must_change_password: z.boolean(),
+  })
+  .meta({ id: 'SessionAgent' });
+
+/** What sign-in, GET /v1/session and a password change answer. */
+export const SessionSchema = z
+  .object({
+    agent: SessionAgentSchema,
+    /** Send it as X-CSRF-Token with every unsafe request made with the session cookie. */
+    csrf_token: z.string(),
+  })
+  .meta({ id: 'Session' });
+export type SessionView = z.infer<typeof SessionSchema>;
+
+/**
+ * A session as stored: found by the SHA-256 of the cookie's value (the value itself is never stored,
+ * so a copy of the store signs nobody in). `password` is a fingerprint of the agent's password hash
+ * when the session began: a changed password no longer matches it, on every instance at once.
+ */
+export const StoredSessionSchema = z.object({
+  hash: z.string(),
+  agent_id: z.string(),
+  password: z.string(),
+  /** Milliseconds since the epoch, as the clock gave them. */
+  created_at: z.number(),
+  last_seen_at: z.number(),
+});
+export type StoredSession = z.infer<typeof StoredSessionSchema>;

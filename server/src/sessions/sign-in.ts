@@ -1,0 +1,94 @@
+import type { Context } from 'koa';
+import { ApiError } from '../http/errors.js';
+import { sha256 } from '../keys/keys.js';
+import type { SessionView, StoredAgent } from '../model/index.js';
+import { verifyPassword } from '../settings/passwords.js';
+import { csrfToken, newSessionId, passwordFingerprint, setSessionCookie, type SessionDeps } from './session-cookie.js';
+
+/** Failed sign-ins allowed in the window, per email and per client address. */
+export const SIGN_IN_LIMITS = { windowMs: 15 * 60_000, perEmail: 5, perAddress: 20 };
+
+export const emailKey = (email: string) => `email|${email.trim().toLowerCase()}`;
+const addressKey = (ip: string) => `ip|${ip}`;
+
+const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'The email or the password is wrong.');
+
+/**
+ * Checks an email and password, with the brute-force limits. The attempt is counted as a failure
+ * before the password is checked and taken back if it was right: attempts sent all at once see each
+ * other, so no more than the limit of them ever reach the check. Past the limit the answer is 429,
+ * whether the password is right or not. An unknown email costs the same scrypt as a known one.
+ */
+export async function checkPassword(
+  deps: SessionDeps,
+  input: { email: string; password: string },
+  ip: string,
+): Promise<StoredAgent> {
+  const now = deps.clock().getTime();
+  const keys = [emailKey(input.email), addressKey(ip)] as const;
+  await deps.sessions.addFailure(keys, now);
+  const since = now - SIGN_IN_LIMITS.windowMs;
+  const [byEmail, byAddress] = await Promise.all(keys.map((k) => deps.sessions.failures(k, since)));
+  // Each list holds this attempt too: the ones before it are the others.
+  const wait = Math.max(
+    waitMs(byEmail!, SIGN_IN_LIMITS.perEmail, now),
+    waitMs(byAddress!, SIGN_IN_LIMITS.perAddress, now),
+  );
+  if (wait > 0) {
+    await deps.sessions.removeFailure(keys, now);
+    throw new ApiError(429, 'too_many_attempts', 'Too many failed sign-ins. Try again later.', {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))) },
+    });
+  }
+  const email = input.email.trim().toLowerCase();
+  const agent = deps.configStore.get().agents.find((a) => a.email.toLowerCase() === email && a.active);
+  const ok = await verifyPassword(input.password, agent?.password_hash ?? null);
+  if (!agent || !ok) throw invalidCredentials();
+  await deps.sessions.removeFailure([keys[1]], now);
+  await deps.sessions.clearFailures(keys[0]);
+  return agent;
+}
+
+/** How long until fewer than `limit` failures other than this one are in the window; 0: not limited. */
+function waitMs(times: number[], limit: number, now: number): number {
+  const others = [...times];
+  const mine = others.lastIndexOf(now);
+  if (mine >= 0) others.splice(mine, 1);
+  if (others.length < limit) return 0;
+  return others[others.length - limit]! + SIGN_IN_LIMITS.windowMs - now;
+}
+
+/** The console's view of the agent and the session's CSRF token. */
+export function sessionView(agent: StoredAgent, sessionId: string): SessionView {
+  return {
+    agent: {
+      id: agent.id,
+      name: agent.name,
+      email: agent.email,
+      role: agent.role,
+      two_factor_enabled: agent.two_factor_secret !== null,
+      passkey_count: agent.passkeys.length,
+      must_change_password: agent.must_change_password,
+    },
+    csrf_token: csrfToken(sessionId),
+  };
+}
+
+/**
+ * Starts a session with a new id (never one the browser brought: no fixation), sets its cookie, and
+ * answers what sign-in answers. Expired sessions are swept on the way.
+ */
+export async function startSession(ctx: Context, deps: SessionDeps, agent: StoredAgent): Promise<SessionView> {
+  const now = deps.clock().getTime();
+  const id = newSessionId();
+  await deps.sessions.removeExpired(now - deps.config.sessions.idleMs, now - deps.config.sessions.maxMs);
+  await deps.sessions.add({
+    hash: sha256(id),
+    agent_id: agent.id,
+    password: passwordFingerprint(agent),
+    created_at: now,
+    last_seen_at: now,
+  });
+  setSessionCookie(ctx, deps.config, id);
+  return sessionView(agent, id);
+}
