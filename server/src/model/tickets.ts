@@ -34,6 +34,10 @@ export const ReplySchema = z
     author: z.string().nullable(),
     created_at: isoTime,
     attachments: z.array(AttachmentSchema),
+    internal: z
+      .literal(true)
+      .optional()
+      .describe('an internal note (staff only): present only on notes, which a public key never sees'),
   })
   .meta({ id: 'Reply' });
 export type Reply = z.infer<typeof ReplySchema>;
@@ -106,6 +110,7 @@ export const TicketListSchema = z.strictObject({
 export const TICKET_EVENTS = [
   'ticket.created',
   'ticket.replied',
+  'ticket.note_added',
   'ticket.status_changed',
   'ticket.priority_changed',
   'ticket.assigned',

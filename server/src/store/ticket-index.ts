@@ -12,6 +12,7 @@ export function automationFacts(t: StoredTicket): AutomationFacts {
   let lastCustomerAt = t.created_at;
   let firstResponseAt: string | null = null;
   for (const r of t.replies) {
+    if (r.internal) continue; // a note is no response to the customer
     if (r.from_customer) lastCustomerAt = r.created_at;
     else firstResponseAt ??= r.created_at;
   }

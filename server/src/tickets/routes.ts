@@ -249,7 +249,8 @@ const reply = route({
   summary: 'Reply to a ticket',
   description:
     'With a public key the reply is the customer’s; with a secret key it is support’s (from_customer ' +
-    'false by default), and `macro` fills in a macro’s text, status and priority.',
+    'false by default), and `macro` fills in a macro’s text, status and priority. `internal: true` (staff) ' +
+    'adds an internal note: never shown to a public key, never mailed to the customer, event ticket.note_added.',
   body: { schema: ReplyInput, encodings: ENCODINGS },
   requestHeaders: ['Idempotency-Key'],
   responses: { 201: ticketAnswer('The ticket with the reply, in the caller’s view') },
@@ -258,11 +259,14 @@ const reply = route({
     const customer = actor.kind === 'customer';
     if (customer && input.from_customer === false) throw secretKeyRequired('Replying as support');
     if (customer && input.macro !== undefined) throw secretKeyRequired('Using a macro');
+    if (customer && input.internal) throw secretKeyRequired('An internal note');
+    const note = input.internal === true;
+    if (note && input.from_customer === true) throw validationError('from_customer', 'cannot be true on a note');
     const macro =
       input.macro === undefined ? undefined : deps.configStore.get().macros.find((m) => m.id === input.macro);
     if (input.macro !== undefined && !macro) throw validationError('macro', 'is not a configured macro');
     if (input.message === undefined && !macro) throw validationError('message', 'is required');
-    const fromCustomer = customer ? true : (input.from_customer ?? false);
+    const fromCustomer = customer ? true : note ? false : (input.from_customer ?? false);
     const owns = ownerCheck(actor, input.email);
 
     const ticket = await idempotent(deps, actor, 'reply', header('Idempotency-Key'), fields, async (record) => {
@@ -283,8 +287,14 @@ const reply = route({
           author: fromCustomer && customer ? current.name : (input.author ?? null),
           created_at: at,
           attachments: [],
+          ...(note ? { internal: true as const } : {}),
         };
-        let next: StoredTicket = { ...current, replies: [...current.replies, added], updated_at: at };
+        // A note leaves updated_at alone: the customer's view of the ticket stays byte for byte the same.
+        let next: StoredTicket = {
+          ...current,
+          replies: [...current.replies, added],
+          updated_at: note ? current.updated_at : at,
+        };
         // A customer writing on a closed ticket reopens it.
         if (fromCustomer && isClosedStatus(statuses, current.status)) {
           next = setStatus(next, firstOpenStatus(statuses), statuses, at);
@@ -295,7 +305,10 @@ const reply = route({
         return { ticket: derive(next, config), idempotency: record };
       });
       if (!updated || !previous) throw notFound('ticket');
-      let final = await emit(deps, actor, 'ticket.replied', updated, { previous, reply: added });
+      let final = await emit(deps, actor, note ? 'ticket.note_added' : 'ticket.replied', updated, {
+        previous,
+        reply: added,
+      });
       if (macro?.status && final.status !== previous.status)
         final = await emit(deps, actor, 'ticket.status_changed', final, { previous });
       if (macro?.priority && final.priority !== previous.priority)

@@ -69,6 +69,9 @@ export const ReplyInput = z.object({
   from_customer: optional(formBool),
   author: optional(singleLine(200)),
   macro: optional(z.string().max(32)),
+  internal: optional(formBool).describe(
+    'an internal note for staff (secret key or agent): never shown to the customer',
+  ),
   email: ownerEmail,
 });
 
