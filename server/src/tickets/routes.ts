@@ -6,17 +6,19 @@ import { ApiError, moduleDisabled, notFound, validationError } from '../http/err
 import { routeFor } from '../http/route.js';
 import { fillPlaceholders } from '../mail/templates.js';
 import {
+  CountsSchema,
   DeletedSchema,
   moduleEnabled,
   TicketListSchema,
   TicketViewSchema,
   type Attachment,
+  type ListSort,
   type Reply,
   type RequestActor,
   type Ticket,
 } from '../model/index.js';
 import { newId } from '../model/index.js';
-import type { IdempotencyRecord, StoredTicket } from '../store/ticket-store.js';
+import type { IdempotencyRecord, ListContext, StoredTicket } from '../store/ticket-store.js';
 import type { TicketDeps } from './deps.js';
 import { checkFields } from './fields.js';
 import { ownerCheck, findTicket, secretKeyRequired } from './lookup.js';
@@ -190,17 +192,60 @@ const create = route({
   },
 });
 
+/** How far ahead "due soon" looks. */
+export const DUE_SOON_MS = 4 * 60 * 60 * 1000;
+
+/** What the views and sorts are measured against for this request (store/ticket-store.ts, ListContext). */
+function listContext(deps: TicketDeps, actor: RequestActor, sort: ListSort): ListContext {
+  const now = deps.clock();
+  return {
+    sort,
+    closed: deps.configStore
+      .get()
+      .statuses.filter((st) => st.closed)
+      .map((st) => st.id),
+    me: actor.kind === 'agent' ? actor.agent.id : undefined,
+    now: now.toISOString(),
+    soon: new Date(now.getTime() + DUE_SOON_MS).toISOString(),
+  };
+}
+
 const list = route({
   method: 'get',
   path: '/list',
   access: 'staff',
-  summary: 'List tickets, newest first',
+  summary: 'List tickets: a view, filters, search and an order',
+  description:
+    'Views: needs_reply (open, the customer spoke last or nobody answered), mine (open, assigned to the ' +
+    'signed-in agent; a secret key gets 400), unassigned, due_soon (open, due within 4 hours), overdue, ' +
+    'open, closed, all. Sorts: created (newest first, the default), activity, due, priority.',
   query: ListQuery,
   responses: { 200: { description: 'A page of tickets', schema: TicketListSchema } },
   async handler({ actor, query }, deps) {
-    const { limit, offset, ...filter } = query;
-    const { items, total } = await deps.tickets[actor.mode].list(filter, limit, offset);
+    const { limit, offset, sort, ...filter } = query;
+    if (filter.view === 'mine' && actor.kind !== 'agent') {
+      throw validationError('view', 'mine needs a signed-in agent (a secret key is nobody); use agent_id');
+    }
+    const context = listContext(deps, actor, sort);
+    const { items, total } = await deps.tickets[actor.mode].list(filter, limit, offset, context);
     return { body: { data: items, total, limit, offset } };
+  },
+});
+
+const counts = route({
+  method: 'get',
+  path: '/counts',
+  access: 'staff',
+  summary: 'How many tickets each inbox view and each status holds',
+  description:
+    'Each number is the `total` that /list answers for that view (or status) without other filters. ' +
+    '`mine` is 0 with a secret key. Every configured status is listed, with 0 when no ticket has it.',
+  responses: { 200: { description: 'Counts per view and per status', schema: CountsSchema } },
+  async handler({ actor }, deps) {
+    const found = await deps.tickets[actor.mode].counts(listContext(deps, actor, 'created'));
+    const statuses: Record<string, number> = {};
+    for (const st of deps.configStore.get().statuses) statuses[st.id] = 0;
+    return { body: { views: found.views, statuses: { ...statuses, ...found.statuses } } };
   },
 });
 
@@ -466,6 +511,7 @@ const rate = route({
 export const ticketRoutes = [
   create,
   list,
+  counts,
   read,
   reply,
   status,
