@@ -45,6 +45,8 @@ function ticketEventDetails(e: TicketEvent): Record<string, unknown> {
       return { from: p?.agent_id ?? null, to: e.ticket.agent_id };
     case 'ticket.replied':
       return { reply_id: e.reply?.id ?? null, from_customer: e.reply?.from_customer ?? null };
+    case 'ticket.note_added':
+      return { reply_id: e.reply?.id ?? null };
     case 'ticket.rated':
       return { score: e.ticket.rating?.score ?? null };
     case 'ticket.close_resolved':

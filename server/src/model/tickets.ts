@@ -34,6 +34,10 @@ export const ReplySchema = z
     author: z.string().nullable(),
     created_at: isoTime,
     attachments: z.array(AttachmentSchema),
+    internal: z
+      .literal(true)
+      .optional()
+      .describe('an internal note (staff only): present only on notes, which a public key never sees'),
   })
   .meta({ id: 'Reply' });
 export type Reply = z.infer<typeof ReplySchema>;
@@ -88,9 +92,29 @@ export const TicketViewSchema = z
   .xor([TicketSchema, PublicTicketSchema])
   .meta({ description: 'Ticket with a secret key, PublicTicket with a public key' });
 
-/** One row of /list. */
+/** The newest message of a ticket, for a list row (staff only: it may be an internal note). */
+export const LastMessageSchema = z
+  .strictObject({
+    from_customer: z.boolean(),
+    internal: z.boolean(),
+    preview: z.string().describe('the start of the text, white space collapsed (at most 200 characters)'),
+    at: isoTime,
+  })
+  .meta({ id: 'LastMessage' });
+export type LastMessage = z.infer<typeof LastMessageSchema>;
+
+/** One row of /list (and the `ticket` of a live event). */
 export const TicketListItemSchema = TicketSchema.omit({ message: true, replies: true, attachments: true })
-  .extend({ reply_count: z.number().int().min(0), last_reply_at: isoTime.nullable() })
+  .extend({
+    reply_count: z.number().int().min(0).describe('replies and internal notes'),
+    last_reply_at: isoTime.nullable(),
+    last_activity_at: isoTime.describe('the latest of updated_at and the newest reply or note'),
+    waiting_on: z
+      .enum(['us', 'customer'])
+      .nullable()
+      .describe('us: the customer spoke last (or nobody answered yet); customer: support did; null once closed'),
+    last_message: LastMessageSchema.describe('the newest reply or note, or the ticket’s own message'),
+  })
   .meta({ id: 'TicketListItem' });
 export type TicketListItem = z.infer<typeof TicketListItemSchema>;
 
@@ -102,10 +126,41 @@ export const TicketListSchema = z.strictObject({
   offset: z.number().int().min(0),
 });
 
+/**
+ * The inbox's views (/list `view`, /counts): every one but `closed` and `all` holds open tickets only
+ * (a status that is not `closed`); `mine` is the signed-in agent's.
+ */
+export const INBOX_VIEWS = [
+  'needs_reply',
+  'mine',
+  'unassigned',
+  'due_soon',
+  'overdue',
+  'open',
+  'closed',
+  'all',
+] as const;
+export type InboxView = (typeof INBOX_VIEWS)[number];
+/** How /list orders its rows. */
+export const LIST_SORTS = ['activity', 'created', 'due', 'priority'] as const;
+export type ListSort = (typeof LIST_SORTS)[number];
+
+/** /counts: tickets per view and per status (every configured status, and any other a ticket has). */
+export const CountsSchema = z
+  .strictObject({
+    views: z.strictObject(
+      Object.fromEntries(INBOX_VIEWS.map((v) => [v, z.number().int().min(0)])) as Record<InboxView, z.ZodNumber>,
+    ),
+    statuses: z.record(z.string(), z.number().int().min(0)),
+  })
+  .meta({ id: 'Counts' });
+export type Counts = z.infer<typeof CountsSchema>;
+
 /** What happens to tickets: the events of rules, the audit log and webhooks. */
 export const TICKET_EVENTS = [
   'ticket.created',
   'ticket.replied',
+  'ticket.note_added',
   'ticket.status_changed',
   'ticket.priority_changed',
   'ticket.assigned',

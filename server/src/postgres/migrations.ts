@@ -110,6 +110,24 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       );
       CREATE INDEX sign_in_failures_key ON sign_in_failures (key, at);
       CREATE INDEX sign_in_failures_at ON sign_in_failures (at);
+      `,
+  },
+  {
+    version: 3,
+    name: 'the inbox: last activity, who waits, deadline and priority rank of tickets, with their indexes',
+    // Rows written before this version get the new columns (and a search text with the replies) from the ticket
+    // itself when the server starts (PgTicketStore.refreshRows): SQL cannot derive them well.
+    sql: `
+      ALTER TABLE tickets
+        ADD COLUMN last_activity_at text COLLATE "C",
+        ADD COLUMN waiting_us boolean,
+        ADD COLUMN due_at text COLLATE "C",
+        ADD COLUMN priority_rank smallint;
+      CREATE INDEX tickets_activity ON tickets (mode, last_activity_at DESC, id DESC);
+      CREATE INDEX tickets_due ON tickets (mode, due_at, id) WHERE due_at IS NOT NULL;
+      CREATE INDEX tickets_waiting ON tickets (mode, status) WHERE waiting_us;
+      CREATE INDEX tickets_agent ON tickets (mode, agent_id, status);
+      CREATE INDEX tickets_stale ON tickets (mode, id) WHERE last_activity_at IS NULL;
     `,
   },
 ];

@@ -27,6 +27,7 @@ export async function openPostgresStores(
   try {
     const { from, to } = await migrate(db.sql);
     if (from !== to) logger.info({ from, to }, 'database schema migrated');
+    await PgTicketStore.refreshRows(db); // rows of schema version 1 (nothing to do once done: a partial index finds none)
     const configStore = await PgConfigStore.open(db, logger);
     const rateLimiter = new PgRateLimiter(db, () => clock().getTime());
     const leadership = new PgLeadership(db, rateLimiter, () => clock().getTime());

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import type postgres from 'postgres';
 import { isId } from '../model/index.js';
-import { automationFacts, listItem } from '../store/ticket-index.js';
+import { automationFacts, customerSpokeLast, listItem, PRIORITY_RANK, searchText } from '../store/ticket-index.js';
 import {
   IDEMPOTENCY_MS,
   IdempotencyKeyTaken,
+  NEWEST,
   type FileStore,
   type IdempotencyRecord,
   type KeyMode,
+  type ListContext,
   type ListFilter,
   type ListPage,
   type StoredTicket,
@@ -15,12 +17,11 @@ import {
   type TicketFacts,
   type TicketStore,
 } from '../store/ticket-store.js';
-import type { TicketListItem } from '../model/index.js';
+import type { Counts, ListSort, TicketListItem } from '../model/index.js';
 import type { Database, Sql } from './database.js';
 
 const SCAN_PAGE = 1000;
-// Between the searched texts: a query cannot match across two of them (no text holds this character).
-const SEPARATOR = '\u0001';
+const REFRESH_PAGE = 500;
 
 /**
  * An Idempotency-Key's scope and key, as stored: their SHA-256 (the scope is joined to the key with a
@@ -31,19 +32,24 @@ const keyDigest = (key: string) => createHash('sha256').update(key).digest('hex'
 /** The columns of a ticket's row: the record whole, its list view, and what filters and the scheduler read. */
 function columns(mode: KeyMode, t: StoredTicket) {
   const facts = automationFacts(t);
+  const item = listItem(t);
   return {
     mode,
     id: t.id,
     data: t,
-    item: listItem(t),
+    item,
     status: t.status,
     category: t.category,
     priority: t.priority,
     agent_id: t.agent_id,
     email_lower: t.email.toLowerCase(),
     tags: t.tags,
-    search: [t.subject, t.name, t.email, t.message].join(SEPARATOR).toLowerCase(),
+    search: searchText(t),
     created_at: t.created_at,
+    last_activity_at: item.last_activity_at,
+    waiting_us: customerSpokeLast(t),
+    due_at: t.due_at,
+    priority_rank: PRIORITY_RANK[t.priority] ?? 0,
     first_response_at: facts.firstResponseAt,
     last_customer_at: facts.lastCustomerAt,
     escalated: facts.escalated,
@@ -113,7 +119,9 @@ export class PgTicketStore implements TicketStore, FileStore {
           data = ${this.json(c.data)}, item = ${this.json(c.item)}, status = ${c.status}, category = ${c.category},
           priority = ${c.priority}, agent_id = ${c.agent_id}, email_lower = ${c.email_lower}, tags = ${c.tags},
           search = ${c.search}, first_response_at = ${c.first_response_at},
-          last_customer_at = ${c.last_customer_at}, escalated = ${c.escalated}
+          last_customer_at = ${c.last_customer_at}, escalated = ${c.escalated},
+          last_activity_at = ${c.last_activity_at}, waiting_us = ${c.waiting_us}, due_at = ${c.due_at},
+          priority_rank = ${c.priority_rank}
         WHERE mode = ${this.mode} AND id = ${id}`;
       await this.insertFiles(sql, id, next.files ?? []);
       return ticket;
@@ -125,10 +133,34 @@ export class PgTicketStore implements TicketStore, FileStore {
     const c = columns(this.mode, withoutKeys(ticket));
     await sql`
       INSERT INTO tickets (mode, id, data, item, status, category, priority, agent_id, email_lower, tags, search,
-        created_at, first_response_at, last_customer_at, escalated)
+        created_at, first_response_at, last_customer_at, escalated, last_activity_at, waiting_us, due_at,
+        priority_rank)
       VALUES (${c.mode}, ${c.id}, ${this.json(c.data)}, ${this.json(c.item)}, ${c.status}, ${c.category},
         ${c.priority}, ${c.agent_id}, ${c.email_lower}, ${c.tags}, ${c.search}, ${c.created_at},
-        ${c.first_response_at}, ${c.last_customer_at}, ${c.escalated})`;
+        ${c.first_response_at}, ${c.last_customer_at}, ${c.escalated}, ${c.last_activity_at}, ${c.waiting_us},
+        ${c.due_at}, ${c.priority_rank})`;
+  }
+
+  /**
+   * Fills in what rows written before schema version 3 lack (the inbox's columns, the list view's new
+   * fields, a search text with the replies), a page at a time, at start. A row a request rewrites
+   * meanwhile has its columns already and is left alone.
+   */
+  static async refreshRows(db: Database) {
+    const sql = db.sql;
+    for (;;) {
+      const rows = await sql<{ mode: KeyMode; data: StoredTicket }[]>`
+        SELECT mode, data FROM tickets WHERE last_activity_at IS NULL LIMIT ${REFRESH_PAGE}`;
+      for (const { mode, data } of rows) {
+        const c = columns(mode, data);
+        await sql`
+          UPDATE tickets SET item = ${sql.json(c.item as unknown as postgres.JSONValue)}, search = ${c.search},
+            last_activity_at = ${c.last_activity_at}, waiting_us = ${c.waiting_us}, due_at = ${c.due_at},
+            priority_rank = ${c.priority_rank}
+          WHERE mode = ${mode} AND id = ${c.id} AND last_activity_at IS NULL`;
+      }
+      if (rows.length < REFRESH_PAGE) return;
+    }
   }
 
   async insertFiles(sql: Sql, ticketId: string, files: { id: string; data: Uint8Array }[]) {
@@ -161,7 +193,7 @@ export class PgTicketStore implements TicketStore, FileStore {
     return gone.length > 0;
   }
 
-  private where(sql: Sql, filter: ListFilter) {
+  private where(sql: Sql, filter: ListFilter, context: ListContext) {
     const conditions = [sql`mode = ${this.mode}`];
     if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`);
     if (filter.category !== undefined) conditions.push(sql`category = ${filter.category}`);
@@ -170,26 +202,100 @@ export class PgTicketStore implements TicketStore, FileStore {
     if (filter.email !== undefined) conditions.push(sql`email_lower = ${filter.email.toLowerCase()}`);
     if (filter.tag !== undefined) conditions.push(sql`${filter.tag} = ANY(tags)`);
     if (filter.q !== undefined) conditions.push(sql`strpos(search, ${filter.q.toLowerCase()}) > 0`);
+    // The views of the JSON store's index (store/ticket-index.ts), in SQL.
+    const open = sql`NOT (status = ANY(${context.closed as string[]}::text[]))`;
+    switch (filter.view) {
+      case 'needs_reply':
+        conditions.push(sql`${open} AND waiting_us`);
+        break;
+      case 'mine':
+        conditions.push(context.me === undefined ? sql`FALSE` : sql`${open} AND agent_id = ${context.me}`);
+        break;
+      case 'unassigned':
+        conditions.push(sql`${open} AND agent_id IS NULL`);
+        break;
+      case 'due_soon':
+        conditions.push(sql`${open} AND due_at >= ${context.now} AND due_at < ${context.soon}`);
+        break;
+      case 'overdue':
+        conditions.push(sql`${open} AND due_at < ${context.now}`);
+        break;
+      case 'open':
+        conditions.push(open);
+        break;
+      case 'closed':
+        conditions.push(sql`NOT ${open}`);
+        break;
+      default:
+    }
     return conditions.reduce((all, c) => sql`${all} AND ${c}`);
   }
 
-  async list(filter: ListFilter, limit: number, offset: number): Promise<ListPage> {
+  /** The orders of the JSON store's index (store/ticket-index.ts, ORDERS). */
+  private orderBy(sql: Sql, sort: ListSort) {
+    switch (sort) {
+      case 'activity':
+        return sql`last_activity_at DESC, id DESC`;
+      case 'due':
+        return sql`due_at ASC NULLS LAST, created_at DESC, id DESC`;
+      case 'priority':
+        return sql`priority_rank DESC, created_at DESC, id DESC`;
+      default:
+        return sql`created_at DESC, id DESC`;
+    }
+  }
+
+  async list(filter: ListFilter, limit: number, offset: number, context = NEWEST): Promise<ListPage> {
     const sql = await this.db.q();
     const [rows, total] = await Promise.all([
       limit > 0
         ? sql<{ item: TicketListItem }[]>`
-            SELECT item FROM tickets WHERE ${this.where(sql, filter)}
-            ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`
+            SELECT item FROM tickets WHERE ${this.where(sql, filter, context)}
+            ORDER BY ${this.orderBy(sql, context.sort)} LIMIT ${limit} OFFSET ${offset}`
         : Promise.resolve([]),
-      this.count(filter),
+      this.count(filter, context),
     ]);
     return { items: rows.map((r) => r.item), total };
   }
 
-  async count(filter: ListFilter): Promise<number> {
+  async count(filter: ListFilter, context = NEWEST): Promise<number> {
     const sql = await this.db.q();
-    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tickets WHERE ${this.where(sql, filter)}`;
+    const [row] = await sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM tickets WHERE ${this.where(sql, filter, context)}`;
     return row!.n;
+  }
+
+  /** One pass, grouped by status; the sums are made as the JSON store's index makes them. */
+  async counts(context: ListContext): Promise<Counts> {
+    const sql = await this.db.q();
+    const rows = await sql<
+      { status: string; n: number; waiting: number; unassigned: number; mine: number; overdue: number; soon: number }[]
+    >`
+      SELECT status, count(*)::int AS n,
+        count(*) FILTER (WHERE waiting_us)::int AS waiting,
+        count(*) FILTER (WHERE agent_id IS NULL)::int AS unassigned,
+        count(*) FILTER (WHERE agent_id = ${context.me ?? null})::int AS mine,
+        count(*) FILTER (WHERE due_at < ${context.now})::int AS overdue,
+        count(*) FILTER (WHERE due_at >= ${context.now} AND due_at < ${context.soon})::int AS soon
+      FROM tickets WHERE mode = ${this.mode} GROUP BY status`;
+    const closed = new Set(context.closed);
+    const views = { needs_reply: 0, mine: 0, unassigned: 0, due_soon: 0, overdue: 0, open: 0, closed: 0, all: 0 };
+    const statuses: Record<string, number> = {};
+    for (const r of rows) {
+      statuses[r.status] = r.n;
+      views.all += r.n;
+      if (closed.has(r.status)) {
+        views.closed += r.n;
+        continue;
+      }
+      views.open += r.n;
+      views.needs_reply += r.waiting;
+      views.unassigned += r.unassigned;
+      views.mine += r.mine;
+      views.overdue += r.overdue;
+      views.due_soon += r.soon;
+    }
+    return { views, statuses };
   }
 
   /** Oldest first, a page at a time by (created_at, id): no connection is held between pages. */

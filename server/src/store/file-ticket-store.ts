@@ -18,6 +18,7 @@ import { TicketIndex } from './ticket-index.js';
 import {
   IDEMPOTENCY_MS,
   type KeyMode,
+  type ListContext,
   type ListFilter,
   type StoredTicket,
   type FileStore,
@@ -304,12 +305,16 @@ export class FileTicketStore implements TicketStore, FileStore {
     });
   }
 
-  list(filter: ListFilter, limit: number, offset: number) {
-    return Promise.resolve(this.index.list(filter, limit, offset));
+  list(filter: ListFilter, limit: number, offset: number, context?: ListContext) {
+    return Promise.resolve(this.index.list(filter, limit, offset, context));
   }
 
-  count(filter: ListFilter) {
-    return Promise.resolve(this.index.list(filter, 0, 0).total);
+  count(filter: ListFilter, context?: ListContext) {
+    return Promise.resolve(this.index.list(filter, 0, 0, context).total);
+  }
+
+  counts(context: ListContext) {
+    return Promise.resolve(this.index.counts(context));
   }
 
   /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Ticket } from '../model/index.js';
-import { listItem, TicketIndex } from './ticket-index.js';
+import { INBOX_VIEWS, LIST_SORTS, type Ticket } from '../model/index.js';
+import { customerSpokeLast, listItem, TicketIndex } from './ticket-index.js';
+import type { ListContext } from './ticket-store.js';
 
 /** A small deterministic generator (mulberry32), so a failure replays. */
 function random(seed: number) {
@@ -121,6 +122,8 @@ describe('TicketIndex', () => {
         'email',
         'fields',
         'id',
+        'last_activity_at',
+        'last_message',
         'last_reply_at',
         'name',
         'page_url',
@@ -131,7 +134,132 @@ describe('TicketIndex', () => {
         'subject',
         'tags',
         'updated_at',
+        'waiting_on',
       ].sort(),
     );
+  });
+
+  it('answers every view, sort and count like a naive model, through random changes', () => {
+    const rnd = random(7);
+    const pick = <T>(list: readonly T[]) => list[Math.floor(rnd() * list.length)]!;
+    const index = new TicketIndex();
+    const model = new Map<string, Ticket>();
+    const time = (minutes: number) => new Date(Date.UTC(2026, 0, 1) + minutes * 60_000).toISOString();
+    const vary = (t: Ticket): Ticket => {
+      const replies = Array.from({ length: Math.floor(rnd() * 3) }, (_, i) => ({
+        id: `rpl_${t.id}${i}`,
+        message: pick(['hello', 'WORD here', 'thanks']),
+        from_customer: rnd() < 0.5,
+        author: null,
+        created_at: time(1000 + Math.floor(rnd() * 500)),
+        attachments: [],
+        ...(rnd() < 0.2 ? { internal: true as const } : {}),
+      })).sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+      return {
+        ...t,
+        status: pick(STATUSES),
+        priority: pick(['low', 'normal', 'high', 'urgent'] as const),
+        agent_id: pick([null, 'agt_1', 'agt_2']),
+        due_at: rnd() < 0.3 ? null : time(Math.floor(rnd() * 2000)),
+        updated_at: time(Math.floor(rnd() * 1500)),
+        replies,
+      };
+    };
+    for (let i = 0; i < 150; i++) {
+      const t = vary(ticket(i, Math.floor(rnd() * 300), 'open', `c${i % 5}@x.example`));
+      index.add(t);
+      model.set(t.id, t);
+    }
+    index.sorted();
+    const context = (sort: (typeof LIST_SORTS)[number]): ListContext => ({
+      sort,
+      closed: ['closed'],
+      me: 'agt_1',
+      now: time(1000),
+      soon: time(1240),
+    });
+    const ctx = context('created');
+    const open = (t: Ticket) => t.status !== 'closed';
+    const inView: Record<string, (t: Ticket) => boolean> = {
+      needs_reply: (t) => open(t) && customerSpokeLast(t),
+      mine: (t) => open(t) && t.agent_id === 'agt_1',
+      unassigned: (t) => open(t) && t.agent_id === null,
+      due_soon: (t) => open(t) && t.due_at !== null && t.due_at >= ctx.now && t.due_at < ctx.soon,
+      overdue: (t) => open(t) && t.due_at !== null && t.due_at < ctx.now,
+      open,
+      closed: (t) => !open(t),
+      all: () => true,
+    };
+    const item = (t: Ticket) => listItem(t);
+    const rank = { low: 0, normal: 1, high: 2, urgent: 3 };
+    const newest = (a: Ticket, b: Ticket) =>
+      a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1;
+    const orders: Record<string, (a: Ticket, b: Ticket) => number> = {
+      created: newest,
+      activity: (a, b) => {
+        const x = item(a).last_activity_at;
+        const y = item(b).last_activity_at;
+        return x === y ? (a.id < b.id ? 1 : -1) : x < y ? 1 : -1;
+      },
+      due: (a, b) =>
+        a.due_at === b.due_at
+          ? newest(a, b)
+          : a.due_at === null
+            ? 1
+            : b.due_at === null
+              ? -1
+              : a.due_at < b.due_at
+                ? -1
+                : 1,
+      priority: (a, b) => rank[b.priority] - rank[a.priority] || newest(a, b),
+    };
+    let next = 150;
+    for (let step = 0; step < 600; step++) {
+      const r = rnd();
+      const ids = [...model.keys()];
+      if (r < 0.3) {
+        const t = vary(ticket(next++, 300 + step, 'open', 'n@x.example'));
+        index.put(t);
+        model.set(t.id, t);
+      } else if (r < 0.85) {
+        const t = vary(model.get(pick(ids))!);
+        index.put(t);
+        model.set(t.id, t);
+      } else {
+        const id = pick(ids);
+        index.remove(id);
+        model.delete(id);
+      }
+      if (step % 100 !== 0) continue;
+      const counts = index.counts(ctx);
+      for (const view of INBOX_VIEWS) {
+        const members = [...model.values()].filter(inView[view]!);
+        expect(counts.views[view], view).toBe(members.length);
+        for (const sort of LIST_SORTS) {
+          const expected = [...members].sort(orders[sort]).map((t) => t.id);
+          for (const [limit, offset, q] of [
+            [50, 0, undefined],
+            [7, 3, undefined],
+            [10, 0, 'word'],
+          ] as const) {
+            const want = q
+              ? [...members]
+                  .sort(orders[sort])
+                  .filter((t) => t.replies.some((x) => x.message.toLowerCase().includes(q)))
+                  .map((t) => t.id)
+              : expected;
+            const got = index.list({ view, ...(q ? { q } : {}) }, limit, offset, context(sort));
+            expect(got.total, `${view} ${sort}`).toBe(want.length);
+            expect(
+              got.items.map((i) => i.id),
+              `${view} ${sort} ${limit} ${offset}`,
+            ).toEqual(want.slice(offset, offset + limit));
+          }
+        }
+      }
+      for (const status of STATUSES) {
+        expect(counts.statuses[status] ?? 0).toBe([...model.values()].filter((t) => t.status === status).length);
+      }
+    }
   });
 });

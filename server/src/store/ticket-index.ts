@@ -1,17 +1,51 @@
-import type { TicketListItem } from '../model/index.js';
-import type { AutomationFacts, ListFilter, StoredTicket } from './ticket-store.js';
+import type { Counts, ListSort, TicketListItem } from '../model/index.js';
+import { NEWEST, type AutomationFacts, type ListContext, type ListFilter, type StoredTicket } from './ticket-store.js';
 
 interface Entry extends AutomationFacts {
   item: TicketListItem;
-  /** Kept for `q`, which searches the message too; not part of the list view. */
-  message: string;
+  /** What `q` searches, lower-cased once (searchText). */
+  text: string;
+  /** The customer spoke last, or nobody answered yet (whatever the status): `needs_reply` when open. */
+  waitingUs: boolean;
+  /** PRIORITY_RANK of the item's priority, for sort=priority. */
+  rank: number;
 }
+
+/** Priorities by urgency (sort=priority: highest first). */
+export const PRIORITY_RANK: Record<string, number> = { low: 0, normal: 1, high: 2, urgent: 3 };
+
+// Between the searched texts: a query cannot match across two of them (no text holds this character).
+const SEPARATOR = '\u0001';
+
+/** What `q` searches: subject, name, email, message, and every reply and note, lower-cased. */
+export function searchText(t: StoredTicket): string {
+  return [t.subject, t.name, t.email, t.message, ...t.replies.map((r) => r.message)].join(SEPARATOR).toLowerCase();
+}
+
+/** Whether the customer has the last word: their last reply (notes aside) is the newest, or nobody answered. */
+export function customerSpokeLast(t: StoredTicket): boolean {
+  for (let i = t.replies.length - 1; i >= 0; i--) {
+    const r = t.replies[i]!;
+    if (!r.internal) return r.from_customer;
+  }
+  return true;
+}
+
+const PREVIEW = 200;
+/** The start of a text for a list row: white space collapsed, at most PREVIEW characters. */
+const preview = (text: string) =>
+  text
+    .slice(0, PREVIEW * 2)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, PREVIEW);
 
 /** What the scheduler needs to know of a ticket (every store keeps it beside the list view). */
 export function automationFacts(t: StoredTicket): AutomationFacts {
   let lastCustomerAt = t.created_at;
   let firstResponseAt: string | null = null;
   for (const r of t.replies) {
+    if (r.internal) continue; // a note is no response to the customer
     if (r.from_customer) lastCustomerAt = r.created_at;
     else firstResponseAt ??= r.created_at;
   }
@@ -19,7 +53,14 @@ export function automationFacts(t: StoredTicket): AutomationFacts {
 }
 
 function entryOf(t: StoredTicket): Entry {
-  return { item: listItem(t), message: t.message, ...automationFacts(t) };
+  const item = listItem(t);
+  return {
+    item,
+    text: searchText(t),
+    waitingUs: customerSpokeLast(t),
+    rank: PRIORITY_RANK[t.priority] ?? 0,
+    ...automationFacts(t),
+  };
 }
 
 /**
@@ -49,15 +90,89 @@ export function listItem(t: StoredTicket): TicketListItem {
     updated_at: t.updated_at,
     reply_count: t.replies.length,
     last_reply_at: last ? last.created_at : null,
+    last_activity_at: last && last.created_at > t.updated_at ? last.created_at : t.updated_at,
+    waiting_on: t.closed_at !== null ? null : customerSpokeLast(t) ? 'us' : 'customer',
+    last_message: last
+      ? {
+          from_customer: last.from_customer,
+          internal: last.internal === true,
+          preview: preview(last.message),
+          at: last.created_at,
+        }
+      : { from_customer: true, internal: false, preview: preview(t.message), at: t.created_at },
   };
 }
 
 const before = (a: TicketListItem, b: TicketListItem) =>
   a.created_at < b.created_at || (a.created_at === b.created_at && a.id < b.id);
 
+/** (a, b) < 0 when a comes first: newest first, the last word on ties being the id (as in SQL). */
+const byCreated = (a: Entry, b: Entry) =>
+  a.item.created_at > b.item.created_at
+    ? -1
+    : a.item.created_at < b.item.created_at
+      ? 1
+      : a.item.id > b.item.id
+        ? -1
+        : a.item.id < b.item.id
+          ? 1
+          : 0;
+
+/** The orders of /list `sort` (PgTicketStore's ORDER BY clauses say the same). */
+const ORDERS: Record<ListSort, (a: Entry, b: Entry) => number> = {
+  created: byCreated,
+  // The latest activity first.
+  activity: (a, b) =>
+    a.item.last_activity_at > b.item.last_activity_at
+      ? -1
+      : a.item.last_activity_at < b.item.last_activity_at
+        ? 1
+        : a.item.id > b.item.id
+          ? -1
+          : a.item.id < b.item.id
+            ? 1
+            : 0,
+  // The nearest deadline first, tickets without one last; then newest first.
+  due: (a, b) => {
+    const x = a.item.due_at;
+    const y = b.item.due_at;
+    if (x !== y) {
+      if (x === null) return 1;
+      if (y === null) return -1;
+      return x < y ? -1 : 1;
+    }
+    return byCreated(a, b);
+  },
+  // The most urgent first; then newest first.
+  priority: (a, b) => b.rank - a.rank || byCreated(a, b),
+};
+
+/** Entries with a deadline by (due_at, id): the due views count a range of it. */
+const beforeDue = (a: Entry, b: Entry) =>
+  a.item.due_at! < b.item.due_at! || (a.item.due_at === b.item.due_at && a.item.id < b.item.id);
+
+/** The first slot of `list` (sorted by due_at) whose due_at is at or after `at`. */
+function dueFrom(list: Entry[], at: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]!.item.due_at! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const add = (map: Map<string, number>, key: string, n: number) => {
+  const v = (map.get(key) ?? 0) + n;
+  if (v) map.set(key, v);
+  else map.delete(key);
+};
+
 /**
  * Every ticket's list view, in memory, oldest first, so /list never touches the disk. Built at start
- * and updated after every durable write; at 100k tickets a filtered page is one pass over an array.
+ * and updated after every durable write; at 100k tickets a filtered page is one pass over an array,
+ * and /counts is a sum over statuses (counters kept per status) plus a binary search in the deadlines.
  */
 export class TicketIndex {
   private byId = new Map<string, Entry>();
@@ -68,6 +183,13 @@ export class TicketIndex {
    * every ticket (at 100k tickets a pass is mostly cache misses: ~8 ms).
    */
   private byStatus = new Map<string, Entry[]>();
+  /** Per status: tickets whose customer spoke last, and tickets with nobody assigned. */
+  private waiting = new Map<string, number>();
+  private unassigned = new Map<string, number>();
+  /** Per agent, per status: tickets assigned. */
+  private assigned = new Map<string, Map<string, number>>();
+  /** Tickets with a deadline, by due_at. */
+  private due: Entry[] = [];
 
   get size() {
     return this.ordered.length;
@@ -84,17 +206,31 @@ export class TicketIndex {
     this.ordered.push(entry);
   }
 
-  /** Sorts what add() collected, once, and builds the per-status lists. */
+  /** Sorts what add() collected, once, and builds the per-status lists and the counters. */
   sorted() {
     this.ordered.sort((a, b) => (before(a.item, b.item) ? -1 : before(b.item, a.item) ? 1 : 0));
     this.byStatus.clear();
-    for (const e of this.ordered) this.statusList(e.item.status).push(e);
+    this.waiting.clear();
+    this.unassigned.clear();
+    this.assigned.clear();
+    for (const e of this.ordered) {
+      this.statusList(e.item.status).push(e);
+      this.account(e, 1);
+    }
+    this.due = this.ordered.filter((e) => e.item.due_at !== null);
+    this.due.sort((a, b) => (beforeDue(a, b) ? -1 : beforeDue(b, a) ? 1 : 0));
   }
 
   put(t: StoredTicket) {
     const entry = entryOf(t);
     const existing = this.byId.get(t.id);
     this.byId.set(t.id, entry);
+    if (existing) {
+      this.account(existing, -1);
+      this.dueRemove(existing);
+    }
+    this.account(entry, 1);
+    this.dueInsert(entry);
     if (existing) {
       this.ordered[position(this.ordered, existing.item)] = entry;
       if (existing.item.status === entry.item.status) {
@@ -115,17 +251,25 @@ export class TicketIndex {
     const existing = this.byId.get(id);
     if (!existing) return;
     this.byId.delete(id);
+    this.account(existing, -1);
+    this.dueRemove(existing);
     this.ordered.splice(position(this.ordered, existing.item), 1);
     const list = this.statusList(existing.item.status);
     list.splice(position(list, existing.item), 1);
   }
 
-  /** Newest first. */
-  list(filter: ListFilter, limit: number, offset: number): { items: TicketListItem[]; total: number } {
-    const base = filter.status === undefined ? this.ordered : (this.byStatus.get(filter.status) ?? []);
+  /** Ordered by `context.sort` (newest first by default). */
+  list(
+    filter: ListFilter,
+    limit: number,
+    offset: number,
+    context: ListContext = NEWEST,
+  ): { items: TicketListItem[]; total: number } {
+    const view = filter.view === undefined || filter.view === 'all' ? undefined : filter.view;
     const email = filter.email?.toLowerCase();
     const q = filter.q?.toLowerCase();
     const onlyStatus =
+      view === undefined &&
       filter.category === undefined &&
       filter.priority === undefined &&
       filter.agent_id === undefined &&
@@ -133,36 +277,140 @@ export class TicketIndex {
       filter.tag === undefined &&
       q === undefined;
     const items: TicketListItem[] = [];
-    if (onlyStatus) {
+    // The candidates: a due view reads its range of deadlines, a status its own list, else everything.
+    let base: Entry[];
+    let createdOrder = true;
+    if (view === 'overdue' || view === 'due_soon') {
+      const from = dueFrom(this.due, context.now);
+      base = view === 'overdue' ? this.due.slice(0, from) : this.due.slice(from, dueFrom(this.due, context.soon));
+      createdOrder = false;
+    } else {
+      base = filter.status === undefined ? this.ordered : (this.byStatus.get(filter.status) ?? []);
+    }
+    if (onlyStatus && context.sort === 'created') {
       for (let i = base.length - 1 - offset; i >= 0 && items.length < limit; i--) items.push(base[i]!.item);
       return { items, total: base.length };
     }
+    const closed = new Set(context.closed);
+    const me = context.me;
+    const inView = (e: Entry): boolean => {
+      if (view === undefined) return true;
+      const open = !closed.has(e.item.status);
+      switch (view) {
+        case 'needs_reply':
+          return open && e.waitingUs;
+        case 'mine':
+          return open && me !== undefined && e.item.agent_id === me;
+        case 'unassigned':
+          return open && e.item.agent_id === null;
+        case 'open':
+          return open;
+        case 'closed':
+          return !open;
+        default:
+          return open; // the due views: their range is the base
+      }
+    };
+    const keep = context.sort === 'created' && createdOrder ? undefined : offset + limit;
+    const order = ORDERS[context.sort];
+    const top: Entry[] = [];
     let total = 0;
     for (let i = base.length - 1; i >= 0; i--) {
-      const { item, message } = base[i]!;
+      const e = base[i]!;
+      const { item } = e;
+      if (filter.status !== undefined && item.status !== filter.status) continue;
       if (filter.category !== undefined && item.category !== filter.category) continue;
       if (filter.priority !== undefined && item.priority !== filter.priority) continue;
       if (filter.agent_id !== undefined && item.agent_id !== filter.agent_id) continue;
       if (email !== undefined && item.email.toLowerCase() !== email) continue;
       if (filter.tag !== undefined && !item.tags.includes(filter.tag)) continue;
-      if (
-        q !== undefined &&
-        !item.subject.toLowerCase().includes(q) &&
-        !item.name.toLowerCase().includes(q) &&
-        !item.email.toLowerCase().includes(q) &&
-        !message.toLowerCase().includes(q)
-      ) {
-        continue;
+      if (q !== undefined && !e.text.includes(q)) continue;
+      if (!inView(e)) continue;
+      if (keep === undefined) {
+        if (total >= offset && items.length < limit) items.push(item);
+      } else if (keep > 0 && (top.length < keep || order(e, top[top.length - 1]!) < 0)) {
+        // The best `keep` so far, in order: a page costs O(n log(offset + limit)), not a sort of all.
+        let lo = 0;
+        let hi = top.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (order(top[mid]!, e) <= 0) lo = mid + 1;
+          else hi = mid;
+        }
+        top.splice(lo, 0, e);
+        if (top.length > keep) top.pop();
       }
-      if (total >= offset && items.length < limit) items.push(item);
       total++;
     }
+    if (keep !== undefined) for (const e of top.slice(offset)) items.push(e.item);
     return { items, total };
+  }
+
+  /** Tickets per view and per status: sums of the per-status counters, no pass over the tickets. */
+  counts(context: ListContext): Counts {
+    const closed = new Set(context.closed);
+    const statuses: Record<string, number> = {};
+    const views = { needs_reply: 0, mine: 0, unassigned: 0, due_soon: 0, overdue: 0, open: 0, closed: 0, all: 0 };
+    const mine = context.me === undefined ? undefined : this.assigned.get(context.me);
+    for (const [status, list] of this.byStatus) {
+      if (!list.length) continue;
+      statuses[status] = list.length;
+      views.all += list.length;
+      if (closed.has(status)) {
+        views.closed += list.length;
+        continue;
+      }
+      views.open += list.length;
+      views.needs_reply += this.waiting.get(status) ?? 0;
+      views.unassigned += this.unassigned.get(status) ?? 0;
+      views.mine += mine?.get(status) ?? 0;
+    }
+    const now = dueFrom(this.due, context.now);
+    const soon = dueFrom(this.due, context.soon);
+    for (let i = 0; i < soon; i++) {
+      if (closed.has(this.due[i]!.item.status)) continue;
+      if (i < now) views.overdue++;
+      else views.due_soon++;
+    }
+    return { views, statuses };
   }
 
   /** Every ticket with its automation facts, oldest first (the scheduler's scan). */
   *scan(): IterableIterator<{ item: TicketListItem } & AutomationFacts> {
     for (const e of this.ordered) yield e;
+  }
+
+  private account(e: Entry, n: 1 | -1) {
+    const { status, agent_id } = e.item;
+    if (e.waitingUs) add(this.waiting, status, n);
+    if (agent_id === null) add(this.unassigned, status, n);
+    else {
+      let counts = this.assigned.get(agent_id);
+      if (!counts) this.assigned.set(agent_id, (counts = new Map()));
+      add(counts, status, n);
+      if (!counts.size) this.assigned.delete(agent_id);
+    }
+  }
+
+  private dueSlot(e: Entry) {
+    let lo = 0;
+    let hi = this.due.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (beforeDue(this.due[mid]!, e)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private dueInsert(e: Entry) {
+    if (e.item.due_at !== null) this.due.splice(this.dueSlot(e), 0, e);
+  }
+
+  private dueRemove(e: Entry) {
+    if (e.item.due_at === null) return;
+    const at = this.dueSlot(e);
+    if (this.due[at] === e) this.due.splice(at, 1);
   }
 
   private statusList(status: string): Entry[] {

@@ -1,4 +1,4 @@
-import type { KeyMode, Ticket, TicketListItem } from '../model/index.js';
+import type { Counts, InboxView, KeyMode, ListSort, Ticket, TicketListItem } from '../model/index.js';
 
 export type { KeyMode };
 
@@ -39,9 +39,28 @@ export interface ListFilter {
   agent_id?: string;
   email?: string;
   tag?: string;
-  /** Case-insensitive substring of subject, name, email or message. */
+  /** Case-insensitive substring of subject, name, email, message, replies or notes. */
   q?: string;
+  /** One of the inbox's views (it needs ListContext). */
+  view?: InboxView;
 }
+
+/**
+ * What the inbox's views and sorts are measured against, given by the caller: the statuses that close
+ * a ticket (configuration, so the store needs not read it), the agent asking (`mine`) and the clock.
+ */
+export interface ListContext {
+  sort: ListSort;
+  closed: readonly string[];
+  /** The agent of `mine`; without one, `mine` holds nothing. */
+  me?: string | undefined;
+  /** Now, and where "due soon" ends (ISO times). */
+  now: string;
+  soon: string;
+}
+
+/** The context of a plain list: newest first, no view. */
+export const NEWEST: ListContext = { sort: 'created', closed: [], now: '', soon: '' };
 
 /** What the scheduler needs to know of every ticket, without reading it whole. */
 export interface AutomationFacts {
@@ -92,10 +111,12 @@ export interface TicketStore {
   ): Promise<StoredTicket | undefined>;
   /** Removes the ticket and its files; false when there was none. */
   remove(id: string): Promise<boolean>;
-  /** Newest first. */
-  list(filter: ListFilter, limit: number, offset: number): Promise<ListPage>;
+  /** Ordered by `context.sort` (default: newest first). */
+  list(filter: ListFilter, limit: number, offset: number, context?: ListContext): Promise<ListPage>;
   /** How many tickets match `filter` (`{}`: all of them). */
-  count(filter: ListFilter): Promise<number>;
+  count(filter: ListFilter, context?: ListContext): Promise<number>;
+  /** Tickets per inbox view and per status, each as list() would total it. */
+  counts(context: ListContext): Promise<Counts>;
   /** Every ticket's list view with the facts the scheduler needs, oldest first, as of the call. */
   scan(): AsyncIterable<TicketFacts>;
   /** The ticket an Idempotency-Key (scope and key) was stored with, while that ticket exists. */

@@ -8,6 +8,7 @@ import { AttachmentSchema, type Attachment } from '../model/index.js';
 import { newId } from '../model/index.js';
 import type { TicketDeps } from './deps.js';
 import { findTicket, ownerCheck } from './lookup.js';
+import { isNote } from './views.js';
 import { ownerEmail } from './schema.js';
 
 const route = routeFor<Pick<TicketDeps, 'configStore' | 'tickets' | 'files' | 'events' | 'clock' | 'quotas'>>();
@@ -55,6 +56,7 @@ const upload = route({
     const file = files[0];
     if (!file) throw validationError('file', 'is required');
     const owns = ownerCheck(actor, input.email);
+    const customer = actor.kind === 'customer';
     const checked = await checkFile(file, 'file');
     await deps.quotas.charge(actor, ip, [checked.data.length]);
     let attachment: Attachment | undefined;
@@ -71,14 +73,16 @@ const upload = route({
         created_at: at,
       };
       if (input.reply_id !== undefined) {
-        const reply = ticket.replies.find((r) => r.id === input.reply_id);
+        // A customer cannot know a note, so to them its id is no reply of the ticket either.
+        const reply = ticket.replies.find((r) => r.id === input.reply_id && !(customer && isNote(r)));
         if (!reply) throw validationError('reply_id', 'is not a reply of this ticket');
         reply.attachments.push(attachment);
       } else {
         ticket.attachments.push(attachment);
       }
       deps.quotas.checkTicket(current, [checked.data.length], 'file');
-      ticket.updated_at = at;
+      // A file on a note, like the note, leaves what the customer sees alone.
+      if (!ticket.replies.some((r) => r.id === input.reply_id && isNote(r))) ticket.updated_at = at;
       return { ticket, files: [{ id: attachment.id, data: checked.data }] };
     });
     if (!updated || !attachment) throw notFound('ticket');
@@ -104,7 +108,9 @@ const download = route({
   async handler({ actor, query }, deps) {
     const store = deps.tickets[actor.mode];
     const ticket = await findTicket(store, actor, query.ticket_id, query.email);
-    const all = [...ticket.attachments, ...ticket.replies.flatMap((r) => r.attachments)];
+    // A note's files are support's: to a customer they do not exist.
+    const replies = actor.kind === 'customer' ? ticket.replies.filter((r) => !isNote(r)) : ticket.replies;
+    const all = [...ticket.attachments, ...replies.flatMap((r) => r.attachments)];
     const meta = all.find((a) => a.id === query.file_id);
     const data = meta && (await deps.files[actor.mode].read(ticket.id, meta.id));
     if (!meta || !data) throw notFound('file');

@@ -6,17 +6,19 @@ import { ApiError, moduleDisabled, notFound, validationError } from '../http/err
 import { routeFor } from '../http/route.js';
 import { fillPlaceholders } from '../mail/templates.js';
 import {
+  CountsSchema,
   DeletedSchema,
   moduleEnabled,
   TicketListSchema,
   TicketViewSchema,
   type Attachment,
+  type ListSort,
   type Reply,
   type RequestActor,
   type Ticket,
 } from '../model/index.js';
 import { newId } from '../model/index.js';
-import type { IdempotencyRecord, StoredTicket } from '../store/ticket-store.js';
+import type { IdempotencyRecord, ListContext, StoredTicket } from '../store/ticket-store.js';
 import type { TicketDeps } from './deps.js';
 import { checkFields } from './fields.js';
 import { ownerCheck, findTicket, secretKeyRequired } from './lookup.js';
@@ -190,17 +192,60 @@ const create = route({
   },
 });
 
+/** How far ahead "due soon" looks. */
+export const DUE_SOON_MS = 4 * 60 * 60 * 1000;
+
+/** What the views and sorts are measured against for this request (store/ticket-store.ts, ListContext). */
+function listContext(deps: TicketDeps, actor: RequestActor, sort: ListSort): ListContext {
+  const now = deps.clock();
+  return {
+    sort,
+    closed: deps.configStore
+      .get()
+      .statuses.filter((st) => st.closed)
+      .map((st) => st.id),
+    me: actor.kind === 'agent' ? actor.agent.id : undefined,
+    now: now.toISOString(),
+    soon: new Date(now.getTime() + DUE_SOON_MS).toISOString(),
+  };
+}
+
 const list = route({
   method: 'get',
   path: '/list',
   access: 'staff',
-  summary: 'List tickets, newest first',
+  summary: 'List tickets: a view, filters, search and an order',
+  description:
+    'Views: needs_reply (open, the customer spoke last or nobody answered), mine (open, assigned to the ' +
+    'signed-in agent; a secret key gets 400), unassigned, due_soon (open, due within 4 hours), overdue, ' +
+    'open, closed, all. Sorts: created (newest first, the default), activity, due, priority.',
   query: ListQuery,
   responses: { 200: { description: 'A page of tickets', schema: TicketListSchema } },
   async handler({ actor, query }, deps) {
-    const { limit, offset, ...filter } = query;
-    const { items, total } = await deps.tickets[actor.mode].list(filter, limit, offset);
+    const { limit, offset, sort, ...filter } = query;
+    if (filter.view === 'mine' && actor.kind !== 'agent') {
+      throw validationError('view', 'mine needs a signed-in agent (a secret key is nobody); use agent_id');
+    }
+    const context = listContext(deps, actor, sort);
+    const { items, total } = await deps.tickets[actor.mode].list(filter, limit, offset, context);
     return { body: { data: items, total, limit, offset } };
+  },
+});
+
+const counts = route({
+  method: 'get',
+  path: '/counts',
+  access: 'staff',
+  summary: 'How many tickets each inbox view and each status holds',
+  description:
+    'Each number is the `total` that /list answers for that view (or status) without other filters. ' +
+    '`mine` is 0 with a secret key. Every configured status is listed, with 0 when no ticket has it.',
+  responses: { 200: { description: 'Counts per view and per status', schema: CountsSchema } },
+  async handler({ actor }, deps) {
+    const found = await deps.tickets[actor.mode].counts(listContext(deps, actor, 'created'));
+    const statuses: Record<string, number> = {};
+    for (const st of deps.configStore.get().statuses) statuses[st.id] = 0;
+    return { body: { views: found.views, statuses: { ...statuses, ...found.statuses } } };
   },
 });
 
@@ -249,7 +294,8 @@ const reply = route({
   summary: 'Reply to a ticket',
   description:
     'With a public key the reply is the customer’s; with a secret key it is support’s (from_customer ' +
-    'false by default), and `macro` fills in a macro’s text, status and priority.',
+    'false by default), and `macro` fills in a macro’s text, status and priority. `internal: true` (staff) ' +
+    'adds an internal note: never shown to a public key, never mailed to the customer, event ticket.note_added.',
   body: { schema: ReplyInput, encodings: ENCODINGS },
   requestHeaders: ['Idempotency-Key'],
   responses: { 201: ticketAnswer('The ticket with the reply, in the caller’s view') },
@@ -258,11 +304,14 @@ const reply = route({
     const customer = actor.kind === 'customer';
     if (customer && input.from_customer === false) throw secretKeyRequired('Replying as support');
     if (customer && input.macro !== undefined) throw secretKeyRequired('Using a macro');
+    if (customer && input.internal) throw secretKeyRequired('An internal note');
+    const note = input.internal === true;
+    if (note && input.from_customer === true) throw validationError('from_customer', 'cannot be true on a note');
     const macro =
       input.macro === undefined ? undefined : deps.configStore.get().macros.find((m) => m.id === input.macro);
     if (input.macro !== undefined && !macro) throw validationError('macro', 'is not a configured macro');
     if (input.message === undefined && !macro) throw validationError('message', 'is required');
-    const fromCustomer = customer ? true : (input.from_customer ?? false);
+    const fromCustomer = customer ? true : note ? false : (input.from_customer ?? false);
     const owns = ownerCheck(actor, input.email);
 
     const ticket = await idempotent(deps, actor, 'reply', header('Idempotency-Key'), fields, async (record) => {
@@ -289,8 +338,14 @@ const reply = route({
                 : (input.author ?? null),
           created_at: at,
           attachments: [],
+          ...(note ? { internal: true as const } : {}),
         };
-        let next: StoredTicket = { ...current, replies: [...current.replies, added], updated_at: at };
+        // A note leaves updated_at alone: the customer's view of the ticket stays byte for byte the same.
+        let next: StoredTicket = {
+          ...current,
+          replies: [...current.replies, added],
+          updated_at: note ? current.updated_at : at,
+        };
         // A customer writing on a closed ticket reopens it.
         if (fromCustomer && isClosedStatus(statuses, current.status)) {
           next = setStatus(next, firstOpenStatus(statuses), statuses, at);
@@ -301,7 +356,10 @@ const reply = route({
         return { ticket: derive(next, config), idempotency: record };
       });
       if (!updated || !previous) throw notFound('ticket');
-      let final = await emit(deps, actor, 'ticket.replied', updated, { previous, reply: added });
+      let final = await emit(deps, actor, note ? 'ticket.note_added' : 'ticket.replied', updated, {
+        previous,
+        reply: added,
+      });
       if (macro?.status && final.status !== previous.status)
         final = await emit(deps, actor, 'ticket.status_changed', final, { previous });
       if (macro?.priority && final.priority !== previous.priority)
@@ -459,6 +517,7 @@ const rate = route({
 export const ticketRoutes = [
   create,
   list,
+  counts,
   read,
   reply,
   status,

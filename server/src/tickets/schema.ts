@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLOSE_REQUESTERS, HTTP_URL, httpUrl, PRIORITIES } from '../model/index.js';
+import { CLOSE_REQUESTERS, HTTP_URL, httpUrl, INBOX_VIEWS, LIST_SORTS, PRIORITIES } from '../model/index.js';
 import { parseJson } from '../http/body.js';
 import { email, formBool, formInt, id, longText, optional, singleLine } from '../http/coerce.js';
 
@@ -43,7 +43,13 @@ export const ListQuery = z.object({
   agent_id: optional(z.string().max(100)),
   email: optional(z.string().max(254)),
   tag: optional(z.string().max(100)),
-  q: optional(z.string().max(200)),
+  q: optional(z.string().max(200)).describe('a case-insensitive substring of subject, name, email, message or a reply'),
+  view: optional(z.enum(INBOX_VIEWS, `must be one of ${INBOX_VIEWS.join(', ')}`)).describe(
+    'an inbox view; `mine` needs a signed-in agent',
+  ),
+  sort: optional(z.enum(LIST_SORTS, `must be one of ${LIST_SORTS.join(', ')}`))
+    .transform((s) => s ?? 'created')
+    .describe('created (newest first, the default), activity (latest first), due (nearest first), priority'),
   // Above 200 is clamped (a generous client is not wrong); below 1 or not whole is a mistake.
   limit: optional(formInt({ min: 1, digits: '^0*[1-9][0-9]{0,14}$' }))
     .transform((n) => Math.min(n ?? 50, 200))
@@ -69,6 +75,9 @@ export const ReplyInput = z.object({
   from_customer: optional(formBool),
   author: optional(singleLine(200)),
   macro: optional(z.string().max(32)),
+  internal: optional(formBool).describe(
+    'an internal note for staff (secret key or agent): never shown to the customer',
+  ),
   email: ownerEmail,
 });
 

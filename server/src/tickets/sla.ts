@@ -12,7 +12,7 @@ const MINUTE = 60_000;
 function dueAt(t: Ticket, config: ConfigData): string | null {
   const { sla } = config;
   if (!sla.enabled || isClosedStatus(config.statuses, t.status)) return null;
-  const answered = t.replies.some((r) => !r.from_customer);
+  const answered = t.replies.some((r) => !r.from_customer && !r.internal); // a note answers nobody
   const minutes = (answered ? sla.resolution_minutes : sla.first_response_minutes)[t.priority];
   const start = new Date(t.created_at);
   const due = sla.business_hours_only

@@ -1,4 +1,4 @@
-import { isStaff, type Actor, type PublicTicket, type Ticket } from '../model/index.js';
+import { isStaff, type Actor, type PublicTicket, type Reply, type Ticket } from '../model/index.js';
 import type { StoredTicket } from '../store/ticket-store.js';
 
 /** What support (and a webhook) sees: the stored record without its internal fields. */
@@ -10,8 +10,12 @@ export function fullView(t: StoredTicket): Ticket {
 /** What a customer sees: no internal assignment, tags or SLA deadline. */
 export function publicView(t: StoredTicket): PublicTicket {
   const { agent_id: _a, tags: _t, due_at: _d, escalated: _e, idempotency: _i, ...rest } = t;
-  return rest;
+  // Internal notes are support's alone: a customer's view has no trace of them (their files included).
+  return t.replies.some(isNote) ? { ...rest, replies: t.replies.filter((r) => !isNote(r)) } : rest;
 }
+
+/** An internal note: a reply only staff see. */
+export const isNote = (r: Reply) => r.internal === true;
 
 export type View = 'full' | 'public';
 export const viewOf = (actor: Actor): View => (actor.kind === 'system' || isStaff(actor) ? 'full' : 'public');
