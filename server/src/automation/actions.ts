@@ -2,6 +2,7 @@ import { auditEntry } from '../audit/audit.js';
 import { PRIORITIES, SYSTEM, type Action, type ConfigData, type Priority, type Ticket } from '../model/index.js';
 import type { Deps } from '../deps.js';
 import type { TicketEventType } from '../events/events.js';
+import { threadHeaders } from '../mail/threading.js';
 import { ruleNotifyMail } from '../mail/templates.js';
 import { mailConfigured } from '../mail/mailer.js';
 import type { StoredTicket } from '../store/ticket-store.js';
@@ -64,7 +65,10 @@ export async function runActions(
     if (a.type === 'notify' && mailConfigured(config.mail)) {
       await deps.outbox.enqueue(
         'mail',
-        ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.publicUrl()),
+        {
+          ...ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.publicUrl()),
+          threading: threadHeaders(updated.id, config.mail.from_address!),
+        },
         mode,
       );
     }

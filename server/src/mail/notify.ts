@@ -9,6 +9,7 @@ import {
   newTicketAgentMail,
   supportReplyMail,
 } from './templates.js';
+import { threadHeaders, tokenSecret } from './threading.js';
 
 const HOUR = 3_600_000;
 
@@ -28,7 +29,10 @@ export function mailListener(deps: Deps) {
     if (!mailConfigured(mail)) return;
     const url = deps.publicUrl();
     const notify = mail.email_notify;
-    const queue = (m: MailMessage) => deps.outbox.enqueue('mail', m, e.mode);
+    const from = mail.from_address!;
+    // Every mail of a ticket threads with the others; the customer's carries the ticket's reply address.
+    const queue = (m: MailMessage) =>
+      deps.outbox.enqueue('mail', { ...m, threading: threadHeaders(e.ticket.id, from) }, e.mode);
     /**
      * Mail to a customer's address that a public key caused. Anyone with the public key can file a
      * ticket in any address's name, so these are limited per address and hour: over the limit the
@@ -46,7 +50,8 @@ export function mailListener(deps: Deps) {
           return;
         }
       }
-      await queue(m);
+      const secret = await tokenSecret(deps.configStore);
+      await deps.outbox.enqueue('mail', { ...m, threading: threadHeaders(e.ticket.id, from, { secret }) }, e.mode);
     };
     if (e.type === 'ticket.created') {
       const { autoreply } = config;
