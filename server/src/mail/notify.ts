@@ -12,6 +12,11 @@ import {
 import { threadHeaders, tokenSecret } from './threading.js';
 
 const HOUR = 3_600_000;
+/**
+ * Automatic answers (autoreply, confirmation) one sender address gets for mail it sent, per day: a
+ * loop with an autoresponder that slipped past the header checks (inbound/) ends here.
+ */
+export const MAIL_AUTOREPLIES_PER_DAY = 5;
 
 /**
  * Queues the mail a ticket event causes, per the settings (API.md, "Mail"). Queued durably before the
@@ -39,6 +44,20 @@ export function mailListener(deps: Deps) {
      * mail is not queued, and the log says so (with the ticket, not the address).
      */
     const queueForCustomer = async (m: MailMessage) => {
+      if (e.mail && m.auto_submitted) {
+        const address = e.mail.from.trim().toLowerCase();
+        if (await deps.rateLimiter.hit(`mail-autoreply|${address}`, MAIL_AUTOREPLIES_PER_DAY, 24 * HOUR)) {
+          deps.logger.warn({ ticket: e.ticket.id }, 'mail: this sender had its automatic answers for the day');
+          await deps.outbox.hold(
+            'mail',
+            m,
+            e.mode,
+            'suppressed_limit',
+            'per-sender limit of automatic answers to mail',
+          );
+          return;
+        }
+      }
       if (e.actor.kind === 'customer') {
         const address = e.ticket.email.trim().toLowerCase();
         if (await deps.rateLimiter.hit(`customer-mail|${address}`, deps.config.customerMailPerHour, HOUR)) {
@@ -51,7 +70,9 @@ export function mailListener(deps: Deps) {
         }
       }
       const secret = await tokenSecret(deps.configStore);
-      await deps.outbox.enqueue('mail', { ...m, threading: threadHeaders(e.ticket.id, from, { secret }) }, e.mode);
+      // A ticket that came by mail: the answer threads under the customer's own mail.
+      const threading = threadHeaders(e.ticket.id, from, { secret, origin: e.mail?.messageId ?? null });
+      await deps.outbox.enqueue('mail', { ...m, threading }, e.mode);
     };
     if (e.type === 'ticket.created') {
       const { autoreply } = config;
