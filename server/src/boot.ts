@@ -18,6 +18,7 @@ import { TicketEvents } from './events/events.js';
 import { checkEnvKeys, createKey } from './keys/keys.js';
 import { Mailer, type MailMessage } from './mail/mailer.js';
 import { mailListener } from './mail/notify.js';
+import { startInbound, type Inbound } from './inbound/start.js';
 import { Outbox } from './outbox/outbox.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { endSessionsOnAgentChange } from './sessions/revocation.js';
@@ -77,6 +78,8 @@ export interface RunningServer {
   server: Server;
   deps: Deps;
   scheduler: Scheduler;
+  /** Mail in: the spool, and the SMTP receiver when it is on. */
+  inbound: Inbound;
   close(): Promise<void>;
 }
 
@@ -124,6 +127,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const { server, url } = await listen(app, config);
     publicUrl = config.publicUrl ?? url;
     const control = directory ? await startControlServer(dataDir, deps, url) : undefined;
+    const inbound = await startInbound(deps, dataDir);
     logger.info(
       {
         tickets: { live: await stores.live.count({}), test: await stores.test.count({}) },
@@ -136,8 +140,18 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     void deps.outbox.process(); // what was pending before a restart goes out now
     await extension?.started?.(url, print);
     print(`listening on ${url}`);
-    const close = closer({ directory, server, scheduler, stores, outbox: deps.outbox, mailer, control, stopping });
-    return { url, server, deps, scheduler, close };
+    const close = closer({
+      directory,
+      server,
+      scheduler,
+      stores,
+      outbox: deps.outbox,
+      mailer,
+      control,
+      inbound,
+      stopping,
+    });
+    return { url, server, deps, scheduler, inbound, close };
   } catch (err) {
     directory?.release();
     throw err;
@@ -250,14 +264,16 @@ function closer(parts: {
   outbox: Outbox;
   mailer: Mailer;
   control: ControlServer | undefined;
+  inbound: Inbound;
   stopping: AbortController;
 }) {
-  const { directory, server, scheduler, stores, outbox, mailer, control, stopping } = parts;
+  const { directory, server, scheduler, stores, outbox, mailer, control, inbound, stopping } = parts;
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= (async () => {
       stopping.abort();
       scheduler.stop();
+      await inbound.close(); // no new mail; the one being processed finishes before the stores close
       const drained = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();
       const timer = new AbortController();

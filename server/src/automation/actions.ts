@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { auditEntry, type AuditLog } from '../audit/audit.js';
 import { PRIORITIES, SYSTEM, type Action, type ConfigData, type Priority, type Ticket } from '../model/index.js';
 import type { TicketEventType } from '../events/events.js';
+import { threadHeaders } from '../mail/threading.js';
 import { ruleNotifyMail } from '../mail/templates.js';
 import { mailConfigured } from '../mail/mailer.js';
 import type { Outbox } from '../outbox/outbox.js';
@@ -76,7 +77,10 @@ export async function runActions(
     if (a.type === 'notify' && mailConfigured(config.mail)) {
       await deps.outbox.enqueue(
         'mail',
-        ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.publicUrl()),
+        {
+          ...ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.publicUrl()),
+          threading: threadHeaders(updated.id, config.mail.from_address!),
+        },
         mode,
       );
     }

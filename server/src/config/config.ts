@@ -40,6 +40,11 @@ const EnvSchema = z.object({
   TICKETING_SESSION_MAX_DAYS: z.coerce.number().positive().max(3650).default(30),
   TICKETING_ADMIN_EMAIL: z.string().trim().toLowerCase().pipe(z.email()).default('admin@ticketing.localhost'),
   TICKETING_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
+  TICKETING_INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  TICKETING_INBOUND_SMTP_HOST: z.string().min(1).optional(),
+  TICKETING_INBOUND_MAX_MB: z.coerce.number().int().min(1).max(200).default(25),
+  TICKETING_INBOUND_TLS_CERT: z.string().min(1).optional(),
+  TICKETING_INBOUND_TLS_KEY: z.string().min(1).optional(),
   TICKETING_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'a PostgreSQL URL looks like postgres://user:password@host:5432/database')
@@ -114,8 +119,21 @@ export interface Config {
   schedulerMs: number;
   /** Mails to one customer address that requests with a public key may cause per hour (mail/notify.ts). */
   customerMailPerHour: number;
+  /** The built-in mail receiver (inbound/); undefined: off. */
+  inboundSmtp: InboundSmtpConfig | undefined;
   /** Set: every store is in PostgreSQL and several instances may share it; unset: JSON files in dataDir. */
   database: DatabaseConfig | undefined;
+}
+
+export interface InboundSmtpConfig {
+  /** 0: any free port (tests). */
+  port: number;
+  host: string;
+  /** The largest mail accepted, in bytes (SIZE, then 552). */
+  maxBytes: number;
+  /** PEM files: with both, STARTTLS is offered. */
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
 }
 
 /** PostgreSQL as the store of every instance that names it (postgres/). */
@@ -179,6 +197,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     turnstileVerifyUrl: e.TICKETING_TURNSTILE_VERIFY_URL,
     schedulerMs: e.TICKETING_SCHEDULER_SECONDS * 1000,
     customerMailPerHour: e.TICKETING_CUSTOMER_MAIL_PER_HOUR,
+    inboundSmtp:
+      e.TICKETING_INBOUND_SMTP_PORT === undefined
+        ? undefined
+        : {
+            port: e.TICKETING_INBOUND_SMTP_PORT,
+            host: e.TICKETING_INBOUND_SMTP_HOST ?? e.TICKETING_HOST,
+            maxBytes: e.TICKETING_INBOUND_MAX_MB * MB,
+            tlsCert: e.TICKETING_INBOUND_TLS_CERT,
+            tlsKey: e.TICKETING_INBOUND_TLS_KEY,
+          },
     database: e.TICKETING_DATABASE_URL
       ? {
           url: e.TICKETING_DATABASE_URL,

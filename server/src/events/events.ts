@@ -10,6 +10,8 @@ export interface TicketEvent {
   previous?: Ticket;
   reply?: Reply;
   file?: Attachment;
+  /** Set when the change came in by mail (inbound/): who sent it, and the mail's Message-ID. */
+  mail?: { from: string; messageId: string | null };
 }
 
 /** A listener may return the ticket as it changed it (rules do); later listeners see that one. */

@@ -21,8 +21,13 @@ const TEXT: Record<string, string> = {
 const ZIP_TYPE = 'application/zip';
 const ALLOWED = 'jpg, png, gif, webp, pdf, txt, log, json, csv, zip';
 
+/** A mail as it arrived (inbound/): kept by the server beside the files it carried, never uploaded. */
+export const ORIGINAL_MAIL_TYPE = 'message/rfc822';
+
 /** Every Content-Type an attachment is stored and served as. */
-export const FILE_TYPES = [...new Set([...Object.values(BINARY).map((b) => b.type), ...Object.values(TEXT), ZIP_TYPE])];
+export const FILE_TYPES = [
+  ...new Set([...Object.values(BINARY).map((b) => b.type), ...Object.values(TEXT), ZIP_TYPE, ORIGINAL_MAIL_TYPE]),
+];
 
 export interface CheckedFile {
   name: string;

@@ -1,11 +1,16 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { ConfigData } from '../model/index.js';
+import type { AutoSubmitted, Threading } from './threading.js';
 
 export interface MailMessage {
   to: string[];
   subject: string;
   text: string;
   html: string;
+  /** Mail no person wrote (RFC 3834): receivers' autoresponders stay quiet. */
+  auto_submitted?: AutoSubmitted;
+  /** Message-ID, In-Reply-To, References, Reply-To: fixed when queued (mail/threading.ts). */
+  threading?: Threading;
 }
 
 type Smtp = ConfigData['mail']['smtp'];
@@ -58,6 +63,8 @@ export class Mailer {
       subject: subjectHeader(message.subject),
       text: message.text,
       html: message.html,
+      ...(message.threading ?? {}),
+      ...(message.auto_submitted ? { headers: { 'Auto-Submitted': message.auto_submitted } } : {}),
     });
   }
 

@@ -13,8 +13,14 @@ import {
   newTicketAgentMail,
   supportReplyMail,
 } from './templates.js';
+import { threadHeaders, tokenSecret } from './threading.js';
 
 const HOUR = 3_600_000;
+/**
+ * Automatic answers (autoreply, confirmation) one sender address gets for mail it sent, per day: a
+ * loop with an autoresponder that slipped past the header checks (inbound/) ends here.
+ */
+export const MAIL_AUTOREPLIES_PER_DAY = 5;
 
 /** What the mail listener needs (the app's Deps provides it). */
 export interface MailListenerDeps {
@@ -44,13 +50,30 @@ export function mailListener(deps: MailListenerDeps) {
     if (!mailConfigured(mail)) return;
     const url = deps.publicUrl();
     const notify = mail.email_notify;
-    const queue = (m: MailMessage) => deps.outbox.enqueue('mail', m, e.mode);
+    const from = mail.from_address!;
+    // Every mail of a ticket threads with the others; the customer's carries the ticket's reply address.
+    const queue = (m: MailMessage) =>
+      deps.outbox.enqueue('mail', { ...m, threading: threadHeaders(e.ticket.id, from) }, e.mode);
     /**
      * Mail to a customer's address that a public key caused. Anyone with the public key can file a
      * ticket in any address's name, so these are limited per address and hour: over the limit the
      * mail is not queued, and the log says so (with the ticket, not the address).
      */
     const queueForCustomer = async (m: MailMessage) => {
+      if (e.mail && m.auto_submitted) {
+        const address = e.mail.from.trim().toLowerCase();
+        if (await deps.rateLimiter.hit(`mail-autoreply|${address}`, MAIL_AUTOREPLIES_PER_DAY, 24 * HOUR)) {
+          deps.logger.warn({ ticket: e.ticket.id }, 'mail: this sender had its automatic answers for the day');
+          await deps.outbox.hold(
+            'mail',
+            m,
+            e.mode,
+            'suppressed_limit',
+            'per-sender limit of automatic answers to mail',
+          );
+          return;
+        }
+      }
       if (e.actor.kind === 'customer') {
         const address = e.ticket.email.trim().toLowerCase();
         if (await deps.rateLimiter.hit(`customer-mail|${address}`, deps.config.customerMailPerHour, HOUR)) {
@@ -62,7 +85,10 @@ export function mailListener(deps: MailListenerDeps) {
           return;
         }
       }
-      await queue(m);
+      const secret = await tokenSecret(deps.configStore);
+      // A ticket that came by mail: the answer threads under the customer's own mail.
+      const threading = threadHeaders(e.ticket.id, from, { secret, origin: e.mail?.messageId ?? null });
+      await deps.outbox.enqueue('mail', { ...m, threading }, e.mode);
     };
     if (e.type === 'ticket.created') {
       const { autoreply } = config;

@@ -1,5 +1,6 @@
 import type { Reply, Ticket } from '../model/index.js';
 import type { MailMessage } from './mailer.js';
+import { REPLY_MARKER, type AutoSubmitted } from './threading.js';
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -24,15 +25,28 @@ export interface Link {
  * typed becomes markup or a link) and at most one link, which callers build only from the server's
  * own public URL.
  */
-function message(to: string[], subject: string, paragraphs: string[], link?: Link): MailMessage {
-  const text = `${paragraphs.join('\n\n')}\n${link ? `\n${link.label}: ${link.href}\n` : ''}`;
+function message(
+  to: string[],
+  subject: string,
+  paragraphs: string[],
+  link?: Link,
+  options: { auto?: AutoSubmitted; marker?: boolean } = {},
+): MailMessage {
+  // The marker opens mail a customer may answer: what they type goes above it, and the pipeline
+  // cuts the rest (our own text, quoted back) when the answer arrives.
+  const marker = options.marker ? `${REPLY_MARKER}\n\n` : '';
+  const text = `${marker}${paragraphs.join('\n\n')}\n${link ? `\n${link.label}: ${link.href}\n` : ''}`;
   const html =
     `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">` +
+    (options.marker ? `<p style="color:#888">${REPLY_MARKER}</p>` : '') +
     paragraphs.map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`).join('') +
     (link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.label)}</a></p>` : '') +
     `</body></html>`;
-  return { to, subject: oneLine(subject), text, html };
+  return { to, subject: oneLine(subject), text, html, ...(options.auto ? { auto_submitted: options.auto } : {}) };
 }
+
+const AUTO_REPLY = { auto: 'auto-replied', marker: true } as const;
+const TO_AGENTS = { auto: 'auto-generated' } as const;
 
 /**
  * Where a customer follows their ticket from a mail. Links in mail point only at the server's own
@@ -63,6 +77,7 @@ export function autoreplyMail(t: Ticket, subject: string, body: string, publicUr
     fillPlaceholders(subject, t),
     [fillPlaceholders(body, t)],
     customerTicketLink(t, publicUrl),
+    AUTO_REPLY,
   );
 }
 
@@ -72,6 +87,7 @@ export function confirmationMail(t: Ticket, publicUrl: string): MailMessage {
     `We received your request: ${t.subject}`,
     [`Hi ${t.name},`, `thank you for writing. Your ticket number is ${t.id}; we will answer as soon as we can.`],
     customerTicketLink(t, publicUrl),
+    AUTO_REPLY,
   );
 }
 
@@ -81,6 +97,7 @@ export function supportReplyMail(t: Ticket, r: Reply, publicUrl: string): MailMe
     `Re: ${t.subject}`,
     [`Hi ${t.name},`, `${r.author ?? 'Support'} replied to your ticket:`, r.message],
     customerTicketLink(t, publicUrl),
+    { marker: true }, // written by a person: no Auto-Submitted, an out-of-office may answer it
   );
 }
 
@@ -90,6 +107,7 @@ export function newTicketAgentMail(t: Ticket, to: string[], publicUrl: string): 
     `New ticket: ${t.subject}`,
     [`${t.name} <${t.email}> wrote:`, t.message, ...origin(t)],
     agentTicketLink(t, publicUrl),
+    TO_AGENTS,
   );
 }
 
@@ -99,6 +117,7 @@ export function customerReplyAgentMail(t: Ticket, r: Reply, to: string[], public
     `Customer reply: ${t.subject}`,
     [`${t.name} <${t.email}> replied:`, r.message],
     agentTicketLink(t, publicUrl),
+    TO_AGENTS,
   );
 }
 
@@ -108,5 +127,6 @@ export function ruleNotifyMail(t: Ticket, to: string, rule: string, publicUrl: s
     `[${rule}] ${t.subject}`,
     [`Rule "${rule}" matched ticket ${t.id} from ${t.name} <${t.email}>:`, t.message, ...origin(t)],
     agentTicketLink(t, publicUrl),
+    TO_AGENTS,
   );
 }

@@ -69,6 +69,11 @@ export const ConfigDataSchema = z
     agents: z.array(StoredAgentSchema).default([]),
     kb: z.array(ArticleSchema).default([]),
     webhook_secrets: z.array(WebhookSecretSchema).default([]),
+    /**
+     * Signs the reply addresses of outgoing mail (mail/threading.ts); made on first use, never read
+     * through /admin.
+     */
+    mail_token_secret: z.string().nullable().default(null),
   })
   .transform(withWebhookSecrets);
 export type ConfigData = z.infer<typeof ConfigDataSchema>;

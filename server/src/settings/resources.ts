@@ -59,7 +59,7 @@ export interface ConfigResource {
   write(store: ConfigStore, body: Record<string, unknown>, context: WriteContext): Promise<Written>;
 }
 
-type Name = Exclude<keyof ConfigData, 'version' | 'portal' | 'keys' | 'agents' | 'kb'>;
+type Name = Exclude<keyof ConfigData, 'version' | 'portal' | 'keys' | 'agents' | 'kb' | 'mail_token_secret'>;
 
 const invalid = (details: ErrorDetail[]) =>
   new ApiError(400, 'validation_failed', `${details[0]!.param}: ${details[0]!.message}`, {

@@ -9,6 +9,13 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   html: string;
+  messageId: string;
+  inReplyTo: string;
+  references: string[];
+  /** The Reply-To address, or "". */
+  replyTo: string;
+  /** Auto-Submitted, or "". */
+  autoSubmitted: string;
 }
 
 /** What a client sent with AUTH (PLAIN or LOGIN), as the server saw it. */
@@ -71,6 +78,11 @@ export async function startSmtp(port = 0, options: { starttls?: boolean; host?: 
             subject: mail.subject ?? '',
             text: mail.text ?? '',
             html: typeof mail.html === 'string' ? mail.html : '',
+            messageId: mail.messageId ?? '',
+            inReplyTo: mail.inReplyTo ?? '',
+            references: typeof mail.references === 'string' ? [mail.references] : (mail.references ?? []),
+            replyTo: mail.replyTo?.value[0]?.address ?? '',
+            autoSubmitted: String(mail.headers.get('auto-submitted') ?? ''),
           });
           waiters.splice(0).forEach((w) => w());
           done();

@@ -1,0 +1,354 @@
+import { createHash } from 'node:crypto';
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { Logger } from 'pino';
+import { checkBlocklists } from '../abuse/blocklist.js';
+import type { Config } from '../config/config.js';
+import type { TicketEvents } from '../events/events.js';
+import { checkFile, ORIGINAL_MAIL_TYPE, type CheckedFile } from '../files/check-file.js';
+import type { Quotas } from '../files/quota.js';
+import { ApiError } from '../http/errors.js';
+import { MAX_FILE_BYTES } from '../http/multipart.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import { ticketOfReplyAddress, ticketsOfMessageIds, tokenSecret } from '../mail/threading.js';
+import { newId, SYSTEM, type Attachment, type Reply } from '../model/index.js';
+import type { ConfigStore } from '../store/config-store.js';
+import type { FileBlob, StoredTicket, TicketStore } from '../store/ticket-store.js';
+import type { IdempotencyCache } from '../tickets/idempotency.js';
+import { derive } from '../tickets/sla.js';
+import { firstOpenStatus, isClosedStatus, setStatus } from '../tickets/statuses.js';
+import { bounceOf, loopReason, senderOf, type Bounce } from './classify.js';
+import { replyText } from './reply-text.js';
+
+export interface InboundDeps {
+  configStore: ConfigStore;
+  tickets: { live: TicketStore };
+  events: TicketEvents;
+  idempotency: IdempotencyCache;
+  quotas: Quotas;
+  rateLimiter: RateLimiter;
+  config: Pick<Config, 'rateLimit'>;
+  clock: () => Date;
+  logger: Logger;
+}
+
+/** What became of one mail. */
+export type Outcome =
+  | { kind: 'created'; ticket: string }
+  | { kind: 'replied'; ticket: string; reply: string }
+  /** Delivered before (the same Message-ID): nothing new. */
+  | { kind: 'duplicate'; ticket: string }
+  /** A delivery failure report: the tickets whose customer address now counts as bouncing. */
+  | { kind: 'bounce'; tickets: string[] }
+  /** Automatic mail (an autoresponder, a list, a bounce of nothing of ours): dropped, logged. */
+  | { kind: 'ignored'; reason: string }
+  /** A blocked or rate-limited sender: not a ticket, but kept for review (inbound/spool.ts). */
+  | { kind: 'refused'; reason: string };
+
+/** A mail the pipeline cannot use (no sender, no configured address): kept in the failed folder. */
+export class UnusableMail extends Error {}
+
+/** The tag a ticket gets when mail to its customer bounced (the console shows tags). */
+export const BOUNCING_TAG = 'email-bouncing';
+
+const SCOPE = 'mail|live|inbound';
+const SUBJECT_MAX = 300;
+const NAME_MAX = 200;
+const MESSAGE_MAX = 50_000;
+const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+const oneLine = (s: string, max: number) =>
+  s
+    .replace(/[\r\n\t]+/g, ' ')
+    .trim()
+    .slice(0, max);
+
+const addresses = (field: AddressObject | AddressObject[] | undefined) =>
+  (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value.map((v) => v.address ?? ''));
+
+// A forwarded mail's quoted part is the point of it: it is kept, not stripped as history.
+const FORWARDED = /^(-{3,}\s*(Forwarded message|Weitergeleitete Nachricht)\s*-{3,}|Begin forwarded message:)/im;
+
+interface Checked {
+  ok: CheckedFile[];
+  /** Each refused file named, with the reason. */
+  refused: string[];
+  original: Buffer;
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'application/pdf': 'pdf',
+  'text/plain': 'txt',
+};
+
+/**
+ * Turns one mail into a ticket or a reply (or a bounce mark, or nothing, for automatic mail): parsed
+ * with mailparser, new text only (reply-text.ts), attachments through the upload checks, the original
+ * kept as an .eml attachment. Idempotent by Message-ID for as long as Idempotency-Keys are kept (24 h):
+ * a redelivery, or the spool processing a mail again after a crash, finds what the first delivery made.
+ */
+export class MailIn {
+  constructor(private readonly deps: InboundDeps) {}
+
+  /** `recipients`: the envelope's RCPT TO, when known (SMTP); the To/Cc headers count as well. */
+  async process(raw: Buffer, recipients: string[] = []): Promise<Outcome> {
+    const { deps } = this;
+    const config = deps.configStore.get();
+    const support = config.mail.from_address;
+    if (!support) throw new UnusableMail('mail.from_address is not set: there is no support address');
+    const mail = await simpleParser(raw, { skipImageLinks: true });
+    const sender = senderOf(mail);
+    if (!sender || !sender.includes('@')) throw new UnusableMail('the mail names no sender address');
+
+    const bounce = bounceOf(mail, raw);
+    if (bounce) return this.bounce(bounce, support);
+    const loop = loopReason(mail, support);
+    if (loop) return { kind: 'ignored', reason: loop };
+
+    const messageId = mail.messageId?.trim() || null;
+    const key =
+      messageId && /^[\x20-\x7e]{1,200}$/.test(messageId)
+        ? messageId
+        : `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+    const text = this.text(mail);
+    try {
+      checkBlocklists(config.blocklists, { ip: '', email: sender, texts: [mail.subject ?? '', text] });
+    } catch (err) {
+      if (err instanceof ApiError) return { kind: 'refused', reason: 'the sender or text is on a blocklist' };
+      throw err;
+    }
+
+    const secret = await tokenSecret(deps.configStore);
+    const target = await this.ticketFor(mail, recipients, sender, support, secret);
+    if (!target && deps.config.rateLimit.enabled) {
+      const wait = await deps.rateLimiter.hit(
+        `mail-create|${sender}`,
+        deps.config.rateLimit.pkCreatesPer10Minutes,
+        600_000,
+      );
+      if (wait) return { kind: 'refused', reason: 'this sender opened too many tickets by mail in 10 minutes' };
+    }
+
+    const checked = await this.checkFiles(mail, raw);
+    let ran = false;
+    let outcome: Outcome | undefined;
+    const store = deps.tickets.live;
+    const ticket = await deps.idempotency.run(
+      SCOPE,
+      key,
+      { key },
+      async (record) => {
+        ran = true;
+        const at = deps.clock().toISOString();
+        if (target) {
+          let reply: Reply | undefined;
+          let previous: StoredTicket | undefined;
+          const updated = await store.update(target.id, (current) => {
+            previous = current;
+            const replyId = newId('rpl');
+            const files = this.attach(checked, current, at, current.id, replyId);
+            reply = {
+              id: replyId,
+              message: withNote(text, files.refused),
+              from_customer: true,
+              author: current.name,
+              created_at: at,
+              attachments: files.attachments,
+            };
+            let next: StoredTicket = { ...current, replies: [...current.replies, reply], updated_at: at };
+            // A customer writing on a closed ticket reopens it, as on /reply.
+            if (isClosedStatus(config.statuses, current.status))
+              next = setStatus(next, firstOpenStatus(config.statuses), config.statuses, at);
+            return { ticket: derive(next, config), files: files.blobs, idempotency: record };
+          });
+          if (!updated || !reply) throw new UnusableMail(`ticket ${target.id} is gone`);
+          outcome = { kind: 'replied', ticket: updated.id, reply: reply.id };
+          return deps.events.emit({
+            type: 'ticket.replied',
+            mode: 'live',
+            actor: SYSTEM,
+            ticket: updated,
+            previous,
+            reply,
+            mail: { from: sender, messageId },
+          });
+        }
+        const id = newId('tkt');
+        const files = this.attach(checked, undefined, at, id, null);
+        const fromName = mail.from?.value[0]?.name?.trim();
+        const created = await store.create({
+          ticket: derive(
+            {
+              id,
+              subject: oneLine(mail.subject ?? '', SUBJECT_MAX) || '(no subject)',
+              message: withNote(text, files.refused),
+              name: oneLine(fromName || sender.slice(0, sender.indexOf('@')), NAME_MAX),
+              email: sender,
+              status: firstOpenStatus(config.statuses),
+              priority: 'normal',
+              category: null,
+              fields: {},
+              page_url: null,
+              agent_id: null,
+              tags: [],
+              close_request: null,
+              rating: null,
+              replies: [],
+              attachments: files.attachments,
+              due_at: null,
+              closed_at: null,
+              created_at: at,
+              updated_at: at,
+            },
+            config,
+          ),
+          files: files.blobs,
+          idempotency: record,
+        });
+        outcome = { kind: 'created', ticket: id };
+        return deps.events.emit({
+          type: 'ticket.created',
+          mode: 'live',
+          actor: SYSTEM,
+          ticket: created,
+          mail: { from: sender, messageId },
+        });
+      },
+      async (id) => {
+        const found = await store.recallIdempotency(id);
+        return found && { ...found, answer: () => store.get(found.ticketId) };
+      },
+    );
+    if (!ran || !outcome) return { kind: 'duplicate', ticket: ticket.id };
+    return outcome;
+  }
+
+  /**
+   * A failure report: each ticket whose mail it returns (found by our Message-IDs in the returned
+   * headers) and whose customer address failed gets the bouncing tag. Nothing else happens: a bounce
+   * never opens a ticket or sends mail.
+   */
+  private async bounce(bounce: Bounce, support: string): Promise<Outcome> {
+    const ids = ticketsOfMessageIds(
+      [...bounce.text.matchAll(/<[^<>\s]+@[^<>\s]+>/g)].map((m) => m[0]),
+      support,
+    );
+    const marked: string[] = [];
+    for (const id of ids) {
+      const updated = await this.deps.tickets.live.update(id, (current) => {
+        if (!bounce.recipients.includes(current.email.trim().toLowerCase()) || current.tags.includes(BOUNCING_TAG))
+          return { ticket: current };
+        return {
+          ticket: { ...current, tags: [...current.tags, BOUNCING_TAG], updated_at: this.deps.clock().toISOString() },
+        };
+      });
+      if (updated?.tags.includes(BOUNCING_TAG)) marked.push(id);
+    }
+    this.deps.logger.warn({ tickets: marked }, 'mail in: a bounce; the customer address counts as bouncing');
+    return { kind: 'bounce', tickets: marked };
+  }
+
+  /** The new text: the plain part (or text made from the HTML), without quotes unless forwarded. */
+  private text(mail: ParsedMail): string {
+    const whole = (mail.text ?? '').trim();
+    const text = FORWARDED.test(whole) ? whole : replyText(whole);
+    return text.slice(0, MESSAGE_MAX) || '(no text)';
+  }
+
+  /**
+   * The ticket this mail answers, if its sender is that ticket's customer: by the reply address's
+   * token, else by our Message-IDs in In-Reply-To/References. Anyone else's mail opens a new ticket:
+   * knowing a ticket's address or ids is no way into it.
+   */
+  private async ticketFor(mail: ParsedMail, recipients: string[], sender: string, support: string, secret: string) {
+    const store = this.deps.tickets.live;
+    const rcpts = [...recipients, ...addresses(mail.to), ...addresses(mail.cc)];
+    const byToken = rcpts.map((r) => ticketOfReplyAddress(r, support, secret)).filter((t) => t !== undefined);
+    const refs = [...(typeof mail.references === 'string' ? [mail.references] : (mail.references ?? []))];
+    if (mail.inReplyTo) refs.push(mail.inReplyTo);
+    for (const id of [...new Set([...byToken, ...ticketsOfMessageIds(refs, support)])]) {
+      const t = await store.get(id);
+      if (t && sameEmail(t.email, sender)) return t;
+      if (t)
+        this.deps.logger.warn(
+          { ticket: id },
+          'mail in: a reply from another address than the ticket’s opens a new ticket',
+        );
+    }
+    return undefined;
+  }
+
+  /**
+   * The mail's files that pass the upload checks (types, 5 MB, sniffed content; inline images too),
+   * the refused ones named with the reason, and the original mail whole as an .eml for support.
+   */
+  private async checkFiles(mail: ParsedMail, raw: Buffer): Promise<Checked> {
+    const ok: CheckedFile[] = [];
+    const refused: string[] = [];
+    for (const [i, a] of mail.attachments.entries()) {
+      const name =
+        a.filename || `${a.related ? 'inline' : 'attachment'}-${i + 1}.${EXTENSIONS[a.contentType] ?? 'bin'}`;
+      if (a.content.length > MAX_FILE_BYTES) {
+        refused.push(`${name} (larger than 5 MB)`);
+        continue;
+      }
+      try {
+        ok.push(await checkFile({ field: 'attachments', filename: name, data: a.content }, 'attachments'));
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        refused.push(`${name} (${err.message})`);
+      }
+    }
+    // The original, as it arrived, for support to open in a mail client; a mail above the file limit
+    // (its attachments are kept one by one) keeps its header and text instead.
+    const headerEnd = raw.indexOf('\r\n\r\n');
+    const original =
+      raw.length <= MAX_FILE_BYTES
+        ? raw
+        : Buffer.concat([
+            raw.subarray(0, Math.min(headerEnd < 0 ? 64 * 1024 : headerEnd + 4, 64 * 1024)),
+            Buffer.from(`[The original mail was ${raw.length} bytes, too large to keep whole.]\r\n`),
+          ]);
+    return { ok, refused, original };
+  }
+
+  /** Attachments for one ticket or reply, within the ticket's file quota (refused beyond it). */
+  private attach(
+    checked: Checked,
+    current: StoredTicket | undefined,
+    at: string,
+    ticketId: string,
+    replyId: string | null,
+  ) {
+    const attachments: Attachment[] = [];
+    const blobs: FileBlob[] = [];
+    const refused = [...checked.refused];
+    const add = (name: string, type: string, data: Buffer) => {
+      const id = newId('fil');
+      attachments.push({ id, ticket_id: ticketId, reply_id: replyId, name, size: data.length, type, created_at: at });
+      blobs.push({ id, data });
+    };
+    const eml = { name: 'original-mail.eml', type: ORIGINAL_MAIL_TYPE, data: checked.original };
+    try {
+      this.deps.quotas.checkTicket(
+        current,
+        [...checked.ok, eml].map((f) => f.data.length),
+        'attachments',
+      );
+      for (const f of checked.ok) add(f.name, f.type, f.data);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      refused.push(...checked.ok.map((f) => `${f.name} (the ticket holds as many files as it may)`));
+    }
+    add(eml.name, eml.type, eml.data);
+    return { attachments, blobs, refused };
+  }
+}
+
+/** The text with a note naming the files that were not attached. */
+function withNote(text: string, refused: string[]): string {
+  if (!refused.length) return text;
+  return `${text}\n\n[Not attached: ${refused.join('; ')}]`.slice(0, MESSAGE_MAX + 2000);
+}

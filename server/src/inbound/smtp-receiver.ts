@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { InboundSmtpConfig } from '../config/config.js';
+import { isSupportAddress } from '../mail/threading.js';
+import type { ConfigStore } from '../store/config-store.js';
+import type { MailSpool } from './spool.js';
+
+/** An SMTP reply with a code (smtp-server sends `responseCode` and the message). */
+const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
+
+/** Connections at once: a small shop's MX hands over a few at a time; more wait (421 and retry). */
+const MAX_CONNECTIONS = 20;
+
+export interface SmtpReceiver {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The built-in receiver (TICKETING_INBOUND_SMTP_PORT): takes mail for the support address and its
+ * `+…` reply addresses only (anything else 550 at RCPT, so it is no open relay and no backscatter
+ * source), refuses mail above the size limit, offers STARTTLS when a certificate is configured, and
+ * says 250 only once the mail is on disk in the spool.
+ */
+export async function startSmtpReceiver(
+  config: InboundSmtpConfig,
+  configStore: ConfigStore,
+  spool: MailSpool,
+  logger: Logger,
+): Promise<SmtpReceiver> {
+  const tls = config.tlsCert && config.tlsKey;
+  const options: SMTPServerOptions = {
+    name: hostname(),
+    banner: 'Ticketing mail receiver',
+    size: config.maxBytes,
+    maxClients: MAX_CONNECTIONS,
+    // No AUTH: this is a final destination, not a submission server.
+    authOptional: true,
+    disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(tls ? { key: readFileSync(config.tlsKey!), cert: readFileSync(config.tlsCert!) } : {}),
+    logger: false,
+    socketTimeout: 60_000,
+    closeTimeout: 1_000,
+    onRcptTo(address, _session, done) {
+      const support = configStore.get().mail.from_address;
+      if (!support) return done(smtpError(451, '4.3.0 Mail is not configured here yet; try again later'));
+      if (!isSupportAddress(address.address, support)) return done(smtpError(550, '5.1.1 No such recipient here'));
+      done();
+    },
+    onData(stream, session, done) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('error', (err) => done(err));
+      stream.on('end', () => {
+        if (stream.sizeExceeded) return done(smtpError(552, '5.3.4 Message too big'));
+        const raw = Buffer.concat(chunks);
+        // 250 only once the mail is durable: a crash after it loses nothing.
+        spool
+          .accept(
+            raw,
+            session.envelope.rcptTo.map((r) => r.address),
+          )
+          .then(
+            () => done(),
+            (err: unknown) => {
+              logger.error({ err }, 'mail in: could not spool a mail; the sender will retry');
+              done(smtpError(451, '4.3.0 Could not store the message; try again later'));
+            },
+          );
+      });
+    },
+  };
+  const server = new SMTPServer(options);
+  server.on('error', (err) => logger.warn({ err }, 'mail in: SMTP connection error'));
+  await new Promise<void>((ok, fail) => {
+    server.server.once('error', fail);
+    server.listen(config.port, config.host, () => ok());
+  });
+  const port = (server.server.address() as AddressInfo).port;
+  logger.info({ port, host: config.host, starttls: Boolean(tls) }, 'mail in: SMTP receiver listening');
+  return { port, close: () => new Promise<void>((ok) => server.close(() => ok())) };
+}
