@@ -12,6 +12,8 @@ import { legacyPhp } from './http/legacy-php.js';
 import { mountRoutes } from './http/mount.js';
 import { API_PREFIX } from './http/route.js';
 import { requestId } from './http/request-id.js';
+import { customerRoutes } from './identity/routes.js';
+import { withIdentity } from './identity/verify.js';
 import { bearerKey } from './keys/bearer.js';
 import { kbRoutes } from './kb/routes.js';
 import { moduleEnabled } from './model/index.js';
@@ -28,6 +30,7 @@ const FEATURE_ROUTES = [
   ...ticketRoutes,
   ...fileRoutes,
   ...portalRoutes,
+  ...customerRoutes,
   ...kbRoutes,
   ...settingsRoutes,
   ...adminRoutes,
@@ -50,7 +53,12 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   const router = new Router();
   mountRoutes(router, ROUTES, deps, {
     // The console's session cookie goes beside the bearer key here.
-    credentials: [bearerKey(deps.keys, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute })],
+    credentials: [
+      withIdentity(
+        bearerKey(deps.keys, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute }),
+        deps.configStore,
+      ),
+    ],
     moduleEnabled: (name) => moduleEnabled(deps.configStore.get().modules, name),
     rateLimit: deps.config.rateLimit,
     limiter,
