@@ -24,6 +24,7 @@ import { serveAssets, widgetAssets } from './static/assets.js';
 import { serveConsole } from './static/console.js';
 import { fileRoutes } from './tickets/file-routes.js';
 import { ticketRoutes } from './tickets/routes.js';
+import { updatesRoutes } from './updates/routes.js';
 
 /** Every endpoint of the API, each declared once in its feature's routes.ts. */
 const FEATURE_ROUTES = [
@@ -31,6 +32,7 @@ const FEATURE_ROUTES = [
   ...fileRoutes,
   ...portalRoutes,
   ...customerRoutes,
+  ...updatesRoutes,
   ...kbRoutes,
   ...settingsRoutes,
   ...adminRoutes,

@@ -14,6 +14,7 @@ import { acquireLock } from './store/lock.js';
 import { rulesListener } from './automation/rules.js';
 import type { Config } from './config/config.js';
 import type { Deps } from './deps.js';
+import { TicketWatchers } from './updates/watchers.js';
 import { TicketEvents } from './events/events.js';
 import { checkEnvKeys, createKey } from './keys/keys.js';
 import { Mailer, type MailMessage } from './mail/mailer.js';
@@ -135,7 +136,17 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     void deps.outbox.process(); // what was pending before a restart goes out now
     await extension?.started?.(url, print);
     print(`listening on ${url}`);
-    const close = closer({ directory, server, scheduler, stores, outbox: deps.outbox, mailer, control, stopping });
+    const close = closer({
+      directory,
+      server,
+      scheduler,
+      stores,
+      outbox: deps.outbox,
+      mailer,
+      control,
+      stopping,
+      watchers: deps.watchers,
+    });
     return { url, server, deps, scheduler, close };
   } catch (err) {
     directory?.release();
@@ -186,6 +197,7 @@ function wireDeps(
     tickets: { live: stores.live, test: stores.test },
     files: { live: stores.live, test: stores.test },
     keys: stores.keys,
+    watchers: new TicketWatchers(),
     events: new TicketEvents((err, e) =>
       parts.logger.error({ err, event: e.type, ticket: e.ticket.id }, 'a ticket event listener failed'),
     ),
@@ -217,6 +229,8 @@ function startDeliveries(deps: Deps) {
   deps.events.on(mailListener(deps));
   deps.events.on(webhookListener(deps));
   deps.events.on(auditTicketEvents(deps.audit, deps.clock));
+  // Last: a customer's poll reads the ticket as rules left it.
+  deps.events.on(deps.watchers.listener);
   return mailer;
 }
 
@@ -248,12 +262,14 @@ function closer(parts: {
   mailer: Mailer;
   control: ControlServer | undefined;
   stopping: AbortController;
+  watchers: TicketWatchers;
 }) {
-  const { directory, server, scheduler, stores, outbox, mailer, control, stopping } = parts;
+  const { directory, server, scheduler, stores, outbox, mailer, control, stopping, watchers } = parts;
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= (async () => {
       stopping.abort();
+      watchers.close(); // customers' long polls answer now instead of holding the drain
       scheduler.stop();
       const drained = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();

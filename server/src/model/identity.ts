@@ -35,3 +35,14 @@ export const CustomerTicketListSchema = z.strictObject({
   email: z.string(),
   data: z.array(CustomerTicketSchema),
 });
+
+/** A watched ticket in GET /updates: the customer's view and how many of support's replies are unread. */
+export const WatchedTicketSchema = CustomerTicketSchema.extend({ unread: z.number().int().min(0) }).meta({
+  id: 'WatchedTicket',
+});
+
+/** GET /updates: the unread total (what the launcher's badge shows) and each watched ticket. */
+export const UpdatesSchema = z.strictObject({
+  unread: z.number().int().min(0),
+  data: z.array(WatchedTicketSchema),
+});
