@@ -1,5 +1,6 @@
 import type { TicketEvent } from '../events/events.js';
 import type { KeyMode } from '../model/index.js';
+import { afterCommit } from '../store/unit-of-work.js';
 
 type Wake = () => void;
 
@@ -18,11 +19,16 @@ export class TicketWatchers {
 
   /** The ticket-event listener (boot registers it): wakes whoever watches the ticket. */
   readonly listener = (event: TicketEvent) => {
+    // Once the change is visible to the poll's own read (PostgreSQL: after the request's transaction).
+    afterCommit(() => this.wake(event));
+  };
+
+  private wake(event: TicketEvent) {
     for (const key of [event.ticket.id, emailKey(event.ticket.email)]) {
       const set = this.waiting.get(`${event.mode}|${key}`);
       if (set) for (const wake of [...set]) wake();
     }
-  };
+  }
 
   /**
    * Resolves when one of the tickets changes (`ids`: ticket ids, or emailKey() for every ticket of an
