@@ -12,6 +12,8 @@ import { legacyPhp } from './http/legacy-php.js';
 import { mountRoutes } from './http/mount.js';
 import { API_PREFIX } from './http/route.js';
 import { requestId } from './http/request-id.js';
+import { customerRoutes } from './identity/routes.js';
+import { withIdentity } from './identity/verify.js';
 import { bearerKey } from './keys/bearer.js';
 import { kbRoutes } from './kb/routes.js';
 import { moduleEnabled } from './model/index.js';
@@ -24,12 +26,15 @@ import { serveAssets, widgetAssets } from './static/assets.js';
 import { serveConsole } from './static/console.js';
 import { fileRoutes } from './tickets/file-routes.js';
 import { ticketRoutes } from './tickets/routes.js';
+import { updatesRoutes } from './updates/routes.js';
 
 /** Every endpoint of the API, each declared once in its feature's routes.ts. */
 const FEATURE_ROUTES = [
   ...ticketRoutes,
   ...fileRoutes,
   ...portalRoutes,
+  ...customerRoutes,
+  ...updatesRoutes,
   ...kbRoutes,
   ...settingsRoutes,
   ...adminRoutes,
@@ -52,9 +57,13 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   const limiter = deps.rateLimiter;
   const router = new Router();
   mountRoutes(router, ROUTES, deps, {
-    // A bearer key decides when one is sent; else the console's session cookie.
+    // A bearer key decides when one is sent; else the console's session cookie. A verified customer's
+    // identity header (settings/identity) widens what a public key may read.
     credentials: [
-      bearerKey(deps.keys, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute }),
+      withIdentity(
+        bearerKey(deps.keys, { limiter, perMinute: deps.config.rateLimit.keyFailuresPerMinute }),
+        deps.configStore,
+      ),
       sessionCookie(deps),
     ],
     moduleEnabled: (name) => moduleEnabled(deps.configStore.get().modules, name),

@@ -14,6 +14,7 @@ import { acquireLock } from './store/lock.js';
 import { rulesListener } from './automation/rules.js';
 import type { Config } from './config/config.js';
 import type { Deps } from './deps.js';
+import { TicketWatchers } from './updates/watchers.js';
 import { TicketEvents } from './events/events.js';
 import { checkEnvKeys, createKey } from './keys/keys.js';
 import { Mailer, type MailMessage } from './mail/mailer.js';
@@ -150,6 +151,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       control,
       inbound,
       stopping,
+      watchers: deps.watchers,
     });
     return { url, server, deps, scheduler, inbound, close };
   } catch (err) {
@@ -202,6 +204,7 @@ function wireDeps(
     files: { live: stores.live, test: stores.test },
     keys: stores.keys,
     sessions: stores.sessions,
+    watchers: new TicketWatchers(),
     events: new TicketEvents((err, e) =>
       parts.logger.error({ err, event: e.type, ticket: e.ticket.id }, 'a ticket event listener failed'),
     ),
@@ -234,6 +237,8 @@ function startDeliveries(deps: Deps) {
   deps.events.on(webhookListener(deps));
   deps.events.on(auditTicketEvents(deps.audit, deps.clock));
   endSessionsOnAgentChange(deps.configStore, deps.sessions, deps.logger);
+  // Last: a customer's poll reads the ticket as rules left it.
+  deps.events.on(deps.watchers.listener);
   return mailer;
 }
 
@@ -266,12 +271,14 @@ function closer(parts: {
   control: ControlServer | undefined;
   inbound: Inbound;
   stopping: AbortController;
+  watchers: TicketWatchers;
 }) {
-  const { directory, server, scheduler, stores, outbox, mailer, control, inbound, stopping } = parts;
+  const { directory, server, scheduler, stores, outbox, mailer, control, inbound, stopping, watchers } = parts;
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= (async () => {
       stopping.abort();
+      watchers.close(); // customers' long polls answer now instead of holding the drain
       scheduler.stop();
       await inbound.close(); // no new mail; the one being processed finishes before the stores close
       const drained = new Promise<void>((ok) => server.close(() => ok()));

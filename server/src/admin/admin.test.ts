@@ -371,6 +371,14 @@ const CASES: Case[] = [
     invalid: { enabled: 1 },
     invalidParams: ['enabled'],
   },
+  {
+    r: 'identity',
+    defaults: { required: false, secret_set: false },
+    valid: { secret: 'a-shop-identity-secret-of-32-chars!', required: true },
+    readBack: { required: true, secret_set: true },
+    invalid: { required: 'yes', secret: 'short' },
+    invalidParams: ['secret', 'required'],
+  },
 ];
 
 describe('/admin resources', () => {

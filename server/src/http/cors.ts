@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { API_PREFIX, type RouteDef } from './route.js';
 
-const ALLOW_HEADERS = 'Authorization, Content-Type, If-None-Match, Idempotency-Key';
+const ALLOW_HEADERS = 'Authorization, Content-Type, If-None-Match, Idempotency-Key, X-Ticketing-Identity';
 // The widget reads ETag (polling) and Retry-After (rate limits) across origins.
 const EXPOSE_HEADERS = 'ETag, Retry-After, X-Request-Id';
 

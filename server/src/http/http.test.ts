@@ -227,7 +227,7 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe(origin);
     expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE, OPTIONS');
     expect(res.headers.get('access-control-allow-headers')).toBe(
-      'Authorization, Content-Type, If-None-Match, Idempotency-Key',
+      'Authorization, Content-Type, If-None-Match, Idempotency-Key, X-Ticketing-Identity',
     );
     expect(res.headers.get('access-control-max-age')).toBe('600');
     expect(res.headers.get('vary')).toContain('Origin');

@@ -4,7 +4,7 @@ import { ApiError } from './errors.js';
 import { multer, type MulterFile, type StorageEngine } from './koa-multer.js';
 import { closeAfterAnswer } from './refused-body.js';
 
-const MAX_FILE_BYTES = 5 * 1024 * 1024; // 5,242,880: exactly this much is accepted
+export const MAX_FILE_BYTES = 5 * 1024 * 1024; // 5,242,880: exactly this much is accepted
 export const MAX_FIELDS_BYTES = 1024 * 1024;
 // Part headers and boundaries of one body, on top of its fields and files: browsers send about 150
 // bytes a part, so only a hostile body comes near.

@@ -17,7 +17,15 @@ export interface KeyRef {
  *  - the system itself (the scheduler, rules).
  */
 export type Actor =
-  | { kind: 'customer'; mode: KeyMode; key: KeyRef & { origins: string[]; public: string } }
+  | {
+      kind: 'customer';
+      mode: KeyMode;
+      key: KeyRef & { origins: string[]; public: string };
+      /** The email the shop vouched for (X-Ticketing-Identity, identity/verify.ts); null: anonymous. */
+      identity?: string | null;
+      /** r=identity `required`: tickets only for a verified customer. */
+      identityRequired?: boolean;
+    }
   | { kind: 'key'; mode: KeyMode; key: KeyRef; admin: boolean }
   | { kind: 'agent'; mode: 'live'; agent: { id: string; name: string; role: AgentRole }; session: string }
   | { kind: 'system' };

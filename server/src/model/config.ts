@@ -10,6 +10,7 @@ import {
   SlaSchema,
   TagsSchema,
 } from './automation.js';
+import { IdentitySchema } from './identity.js';
 import { ArticleSchema } from './kb.js';
 import { StoredKeySchema } from './keys.js';
 import { MailSchema } from './mail.js';
@@ -66,6 +67,7 @@ export const ConfigDataSchema = z
     form: FormSchema.prefault({}),
     mail: MailSchema.prefault({}),
     turnstile: TurnstileSchema.prefault({}),
+    identity: IdentitySchema.prefault({}),
     agents: z.array(StoredAgentSchema).default([]),
     kb: z.array(ArticleSchema).default([]),
     webhook_secrets: z.array(WebhookSecretSchema).default([]),

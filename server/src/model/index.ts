@@ -6,6 +6,7 @@ export * from './automation.js';
 export * from './common.js';
 export * from './config.js';
 export * from './errors.js';
+export * from './identity.js';
 export * from './ids.js';
 export * from './kb.js';
 export * from './keys.js';

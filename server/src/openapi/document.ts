@@ -41,6 +41,15 @@ const HEADERS: Record<string, { description: string; schema: Json }> = {
 };
 
 const REQUEST_HEADERS: Record<string, Json> = {
+  'X-Ticketing-Identity': {
+    name: 'X-Ticketing-Identity',
+    in: 'header',
+    required: false,
+    description:
+      'A customer the site vouches for: `<hex HMAC-SHA256(identity secret, email)>.<email, percent-encoded>`. ' +
+      'Unsigned or badly signed: the customer is anonymous.',
+    schema: { type: 'string', maxLength: 1000 },
+  },
   'Idempotency-Key': {
     name: 'Idempotency-Key',
     in: 'header',
@@ -73,6 +82,7 @@ function errorCodes(route: RouteDef<never>): Record<number, string[]> {
     if (route.access === 'staff') add(403, 'secret_key_required');
     if (route.access === 'admin') add(403, 'live_secret_key_required', 'admin_required');
     if (route.module) add(403, 'module_disabled');
+    if (route.requestHeaders?.includes('X-Ticketing-Identity')) add(403, 'identity_required');
     add(429, 'rate_limited');
   }
   if (route.body) {

@@ -10,6 +10,8 @@ import {
   DesignSchema,
   EscalationsSchema,
   FormSchema,
+  IdentitySchema,
+  IdentityViewSchema,
   MacrosSchema,
   MailSchema,
   MailViewSchema,
@@ -26,8 +28,8 @@ import {
 } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import { checkReferences, statusUsesInConfig } from './references.js';
-import { withSmtpPass, withTurnstileSecret } from './secrets.js';
-import { mailView, modulesView, turnstileView } from './views.js';
+import { withIdentitySecret, withSmtpPass, withTurnstileSecret } from './secrets.js';
+import { identityView, mailView, modulesView, turnstileView } from './views.js';
 
 /** What a write may need to know beyond the configuration. */
 export interface WriteContext {
@@ -144,6 +146,16 @@ export const CONFIG_RESOURCES = {
   turnstile: resource('turnstile', 'object', TurnstileSchema, {
     view: { schema: TurnstileViewSchema, read: (data) => turnstileView(data.turnstile) },
     prepare: (next, current) => withTurnstileSecret(next, current.turnstile),
+  }),
+  identity: resource('identity', 'object', IdentitySchema, {
+    view: { schema: IdentityViewSchema, read: (data) => identityView(data.identity) },
+    prepare: (next, current) => withIdentitySecret(next, current.identity),
+    // Requiring verified customers without a secret to verify them with would lock every customer out.
+    async check(next, current) {
+      if (next.required && !withIdentitySecret(next, current.identity).secret) {
+        throw invalid([{ param: 'secret', message: 'is required while required is true' }]);
+      }
+    },
   }),
 } satisfies Record<string, ConfigResource>;
 

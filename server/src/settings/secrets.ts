@@ -35,3 +35,9 @@ export const withTurnstileSecret = (next: ConfigData['turnstile'], current: Conf
   ...next,
   secret: keepSecret(next.secret, current.secret, true),
 });
+
+/** The identity secret is only ever used inside this server, so it has no destination to follow. */
+export const withIdentitySecret = (next: ConfigData['identity'], current: ConfigData['identity']) => ({
+  ...next,
+  secret: keepSecret(next.secret, current.secret, true),
+});

@@ -29,6 +29,11 @@ export function turnstileView(t: ConfigData['turnstile']) {
   return { ...rest, secret_set: Boolean(secret) };
 }
 
+export function identityView(i: ConfigData['identity']) {
+  const { secret, ...rest } = i;
+  return { ...rest, secret_set: Boolean(secret) };
+}
+
 export function modulesView(data: ConfigData) {
   return data.modules.map((m) => {
     if (m.name !== 'webhooks' || !m.settings) return m;

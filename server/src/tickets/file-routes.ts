@@ -45,6 +45,7 @@ const upload = route({
   description:
     'At most 5,242,880 bytes; jpg, png, gif, webp, pdf, txt, log, json, csv or zip, decided by extension and content.',
   body: { schema: UploadInput, encodings: ['multipart'], files: { fields: ['file'], max: 1, required: true } },
+  requestHeaders: ['X-Ticketing-Identity'],
   responses: { 201: { description: 'The stored attachment', schema: AttachmentSchema } },
   errors: {
     404: ['ticket_not_found'],
@@ -97,6 +98,7 @@ const download = route({
   access: 'customer',
   summary: 'Download an attachment (always as a download, never rendered)',
   query: FileQuery,
+  requestHeaders: ['X-Ticketing-Identity'],
   responses: {
     200: {
       description: 'The file as uploaded, with the Content-Type it was stored as',

@@ -40,6 +40,7 @@ beforeAll(async () => {
         active: true,
         password_hash: null,
         two_factor_secret: null,
+        must_change_password: false,
         passkeys: [],
         created_at: new Date(T0).toISOString(),
       },

@@ -21,7 +21,7 @@ import { newId } from '../model/index.js';
 import type { IdempotencyRecord, ListContext, StoredTicket } from '../store/ticket-store.js';
 import type { TicketDeps } from './deps.js';
 import { checkFields } from './fields.js';
-import { ownerCheck, findTicket, secretKeyRequired } from './lookup.js';
+import { checkCreator, ownerCheck, findTicket, secretKeyRequired } from './lookup.js';
 import {
   AssignInput,
   CloseRequestInput,
@@ -108,7 +108,7 @@ const create = route({
     'JSON, a form, or multipart with up to 10 files in attachments[] (each checked as /upload checks a file). ' +
     'With a public key and Turnstile on, cf-turnstile-response is verified.',
   body: { schema: CreateInput, encodings: ENCODINGS, files: { fields: ['attachments[]', 'attachments'], max: 10 } },
-  requestHeaders: ['Idempotency-Key'],
+  requestHeaders: ['Idempotency-Key', 'X-Ticketing-Identity'],
   responses: { 201: ticketAnswer('The new ticket, in the caller’s view') },
   errors: {
     403: ['blocked', 'module_disabled', 'captcha_failed'],
@@ -118,6 +118,7 @@ const create = route({
     429: ['upload_quota_exceeded'],
   },
   async handler({ actor, body: input, fields, files: uploads, ip, header }, deps) {
+    checkCreator(actor, input.email);
     const config = deps.configStore.get();
     const customer = actor.kind === 'customer';
     const category = input.category === undefined ? undefined : config.categories.find((c) => c.id === input.category);
@@ -269,7 +270,7 @@ const read = route({
   summary: 'Read one ticket',
   description: 'Answers an ETag; a request with If-None-Match naming it gets 304 without a body.',
   query: TicketQuery,
-  requestHeaders: ['If-None-Match'],
+  requestHeaders: ['If-None-Match', 'X-Ticketing-Identity'],
   responses: {
     200: { ...ticketAnswer('The ticket, in the caller’s view'), headers: ['ETag', 'Cache-Control'] },
     304: { description: 'Not changed since the ETag in If-None-Match', headers: ['ETag', 'Cache-Control'] },
@@ -297,7 +298,7 @@ const reply = route({
     'false by default), and `macro` fills in a macro’s text, status and priority. `internal: true` (staff) ' +
     'adds an internal note: never shown to a public key, never mailed to the customer, event ticket.note_added.',
   body: { schema: ReplyInput, encodings: ENCODINGS },
-  requestHeaders: ['Idempotency-Key'],
+  requestHeaders: ['Idempotency-Key', 'X-Ticketing-Identity'],
   responses: { 201: ticketAnswer('The ticket with the reply, in the caller’s view') },
   errors: { 403: ['secret_key_required', 'blocked'], 404: ['ticket_not_found'], 409: ['idempotency_key_reused'] },
   async handler({ actor, body: input, fields, ip, header }, deps) {
@@ -456,6 +457,7 @@ const closeRequest = route({
   summary: 'Ask for the ticket to be closed',
   description: 'A pending request is kept as it is. `by` is the customer with a public key, support with a secret key.',
   body: { schema: CloseRequestInput, encodings: ENCODINGS },
+  requestHeaders: ['X-Ticketing-Identity'],
   responses: { 200: ticketAnswer('The ticket with its close request') },
   errors: { 403: ['secret_key_required'], 404: ['ticket_not_found'], 409: ['ticket_closed'] },
   async handler({ actor, body: input }, deps) {
@@ -503,6 +505,7 @@ const rate = route({
   module: 'rating',
   summary: 'Rate a ticket 1-5 (again replaces the rating)',
   body: { schema: RateInput, encodings: ENCODINGS },
+  requestHeaders: ['X-Ticketing-Identity'],
   responses: { 200: ticketAnswer('The rated ticket') },
   errors: { 404: ['ticket_not_found'] },
   async handler({ actor, body: input }, deps) {

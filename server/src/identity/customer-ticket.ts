@@ -1,0 +1,15 @@
+import type { CustomerTicket, Ticket } from '../model/index.js';
+
+/** A ticket as its customer's lists show it (CustomerTicketSchema): what is unread is counted from support's replies. */
+export function customerTicket(t: Ticket): CustomerTicket {
+  const support = t.replies.filter((r) => !r.from_customer);
+  return {
+    id: t.id,
+    subject: t.subject,
+    status: t.status,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    support_replies: support.length,
+    last_reply_at: support.at(-1)?.created_at ?? null,
+  };
+}

@@ -1,0 +1,76 @@
+import type { TicketEvent } from '../events/events.js';
+import type { KeyMode } from '../model/index.js';
+import { afterCommit } from '../store/unit-of-work.js';
+
+type Wake = () => void;
+
+/** What wait() takes to watch every ticket of an email address (a verified customer's). */
+export const emailKey = (email: string) => `email:${email.trim().toLowerCase()}`;
+
+/**
+ * Customers' long polls waiting for something to happen to their tickets (GET /updates). Ticket
+ * events wake the polls that watch that ticket; nothing runs while nobody writes. In this process
+ * only: with several instances on one database, a poll on another instance learns of the change when
+ * its wait ends (docs/api.md).
+ */
+export class TicketWatchers {
+  private readonly waiting = new Map<string, Set<Wake>>();
+  private closed = false;
+
+  /** The ticket-event listener (boot registers it): wakes whoever watches the ticket. */
+  readonly listener = (event: TicketEvent) => {
+    // Once the change is visible to the poll's own read (PostgreSQL: after the request's transaction).
+    afterCommit(() => this.wake(event));
+  };
+
+  private wake(event: TicketEvent) {
+    for (const key of [event.ticket.id, emailKey(event.ticket.email)]) {
+      const set = this.waiting.get(`${event.mode}|${key}`);
+      if (set) for (const wake of [...set]) wake();
+    }
+  }
+
+  /**
+   * Resolves when one of the tickets changes (`ids`: ticket ids, or emailKey() for every ticket of an
+   * address), after `ms`, when `signal` aborts (the client went away)
+   * or when the server stops, whichever comes first.
+   */
+  wait(mode: KeyMode, ids: readonly string[], ms: number, signal: AbortSignal): Promise<void> {
+    if (this.closed || signal.aborted || !ids.length) return Promise.resolve();
+    return new Promise((resolve) => {
+      const keys = ids.map((id) => `${mode}|${id}`);
+      const wake = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', wake);
+        for (const k of keys) {
+          const set = this.waiting.get(k);
+          set?.delete(wake);
+          if (set?.size === 0) this.waiting.delete(k);
+        }
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      signal.addEventListener('abort', wake, { once: true });
+      for (const k of keys) {
+        let set = this.waiting.get(k);
+        if (!set) this.waiting.set(k, (set = new Set()));
+        set.add(wake);
+      }
+    });
+  }
+
+  /** How many polls wait now (tests, and the shutdown). */
+  get size() {
+    return new Set([...this.waiting.values()].flatMap((s) => [...s])).size;
+  }
+
+  get stopped() {
+    return this.closed;
+  }
+
+  /** The server stops: every poll answers now, and new ones do not wait. */
+  close() {
+    this.closed = true;
+    for (const set of [...this.waiting.values()]) for (const wake of [...set]) wake();
+  }
+}
