@@ -15,7 +15,7 @@ export const signIdentity = (secret: string, email: string) => createHmac('sha25
  * signature or no secret configured: null, the customer is anonymous (never an error, so a shop whose
  * signing broke still has a working widget). The signature is compared in constant time.
  */
-export function verifiedEmail(identity: ConfigData['identity'], header: string | undefined): string | null {
+function verifiedEmail(identity: ConfigData['identity'], header: string | undefined): string | null {
   if (!identity.secret || !header) return null;
   const dot = header.indexOf('.');
   const signature = header.slice(0, dot).toLowerCase();

@@ -48,7 +48,7 @@ export type Outcome =
 export class UnusableMail extends Error {}
 
 /** The tag a ticket gets when mail to its customer bounced (the console shows tags). */
-export const BOUNCING_TAG = 'email-bouncing';
+const BOUNCING_TAG = 'email-bouncing';
 
 const SCOPE = 'mail|live|inbound';
 const SUBJECT_MAX = 300;

@@ -20,7 +20,7 @@ const HOUR = 3_600_000;
  * Automatic answers (autoreply, confirmation) one sender address gets for mail it sent, per day: a
  * loop with an autoresponder that slipped past the header checks (inbound/) ends here.
  */
-export const MAIL_AUTOREPLIES_PER_DAY = 5;
+const MAIL_AUTOREPLIES_PER_DAY = 5;
 
 /** What the mail listener needs (the app's Deps provides it). */
 export interface MailListenerDeps {

@@ -27,7 +27,7 @@ const TOKEN_LENGTH = 16;
  * secret, so knowing a ticket id is not a way to write into it by mail. Hex, so a relay that lowercases
  * the local part does not break it.
  */
-export function replyToken(secret: string, ticketId: string): string {
+function replyToken(secret: string, ticketId: string): string {
   return createHmac('sha256', secret).update(`reply|${ticketId}`).digest('hex').slice(0, TOKEN_LENGTH);
 }
 
@@ -37,7 +37,7 @@ const splitAddress = (address: string) => {
 };
 
 /** The domain of the support address: our Message-IDs are made in it. */
-export const mailDomain = (fromAddress: string) => splitAddress(fromAddress).domain.toLowerCase();
+const mailDomain = (fromAddress: string) => splitAddress(fromAddress).domain.toLowerCase();
 
 /** `support+<ticket id>.<token>@domain`: where a customer's answer to a ticket's mail goes. */
 export function replyAddress(fromAddress: string, secret: string, ticketId: string): string {
@@ -73,7 +73,7 @@ export function isSupportAddress(recipient: string, fromAddress: string): boolea
 }
 
 /** The Message-ID every mail of a ticket refers to: a thread root of our own that never was sent. */
-export const ticketRootId = (ticketId: string, domain: string) => `<${ticketId}@${domain}>`;
+const ticketRootId = (ticketId: string, domain: string) => `<${ticketId}@${domain}>`;
 
 /**
  * Headers that thread a ticket's mails in the reader's client: a new Message-ID made in our domain

@@ -18,7 +18,7 @@ export interface SessionDeps {
 }
 
 /** With https the cookie is `__Host-` prefixed: the browser then takes it only Secure, on Path=/, without Domain. */
-export const isSecure = (config: Pick<Config, 'publicUrl'>) => config.publicUrl?.startsWith('https:') ?? false;
+const isSecure = (config: Pick<Config, 'publicUrl'>) => config.publicUrl?.startsWith('https:') ?? false;
 export const cookieName = (config: Pick<Config, 'publicUrl'>) =>
   isSecure(config) ? '__Host-ticketing_session' : 'ticketing_session';
 
@@ -75,7 +75,7 @@ const BEFORE_PASSWORD_CHANGE = new Set([
 ]);
 
 /** Whether a session is still good for its agent at `now`. */
-export function sessionHolds(
+function sessionHolds(
   deps: Pick<SessionDeps, 'config'>,
   session: StoredSession,
   agent: StoredAgent | undefined,

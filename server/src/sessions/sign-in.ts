@@ -6,9 +6,9 @@ import { verifyPassword } from '../settings/passwords.js';
 import { csrfToken, newSessionId, passwordFingerprint, setSessionCookie, type SessionDeps } from './session-cookie.js';
 
 /** Failed sign-ins allowed in the window, per email and per client address. */
-export const SIGN_IN_LIMITS = { windowMs: 15 * 60_000, perEmail: 5, perAddress: 20 };
+const SIGN_IN_LIMITS = { windowMs: 15 * 60_000, perEmail: 5, perAddress: 20 };
 
-export const emailKey = (email: string) => `email|${email.trim().toLowerCase()}`;
+const emailKey = (email: string) => `email|${email.trim().toLowerCase()}`;
 const addressKey = (ip: string) => `ip|${ip}`;
 
 const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'The email or the password is wrong.');

@@ -194,7 +194,7 @@ const create = route({
 });
 
 /** How far ahead "due soon" looks. */
-export const DUE_SOON_MS = 4 * 60 * 60 * 1000;
+const DUE_SOON_MS = 4 * 60 * 60 * 1000;
 
 /** What the views and sorts are measured against for this request (store/ticket-store.ts, ListContext). */
 function listContext(deps: TicketDeps, actor: RequestActor, sort: ListSort): ListContext {
