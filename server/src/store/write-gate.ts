@@ -22,10 +22,10 @@ export class WriteGate {
   }
 
   async pass<T>(path: string, write: () => Promise<T>): Promise<T> {
-    if (this.closed) {
+    if (this.closed !== undefined) {
       this.held++;
       try {
-        while (this.closed) await this.closed;
+        while (this.closed !== undefined) await this.closed;
       } finally {
         this.held--;
       }
@@ -42,7 +42,7 @@ export class WriteGate {
 
   /** Runs `work` with no write in progress and none starting until it ends. */
   async closeWhile<T>(work: () => Promise<T>): Promise<T> {
-    while (this.closed) await this.closed;
+    while (this.closed !== undefined) await this.closed;
     let open!: () => void;
     this.closed = new Promise<void>((ok) => (open = ok));
     try {
