@@ -17,6 +17,18 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware: a promise nobody awaits or catches, or one handed to something that ignores what it
+    // returns, loses its rejection. Only the server, and only these rules: with type information for
+    // widget/ and console/ too, `pnpm lint` took 166 s here instead of 101 s (35 s without), and the
+    // rest of the type-checked set is mostly about `any` in tests.
+    files: ['server/src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // Tests read API answers whose shape each test asserts; typing every body would add noise, not safety.
     files: ['**/*.test.ts', '**/test-support/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

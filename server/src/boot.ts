@@ -229,7 +229,9 @@ function startDeliveries(deps: Deps) {
   deps.outbox.handle('mail', (job) => mailer.send(deps.configStore.get().mail, job.payload as MailMessage));
   deps.outbox.handle(
     'webhook',
-    webhookSender(deps.configStore.get, deps.webhookLog, deps.clock, { allowLocal: deps.config.webhooksAllowLocal }),
+    webhookSender(() => deps.configStore.get(), deps.webhookLog, deps.clock, {
+      allowLocal: deps.config.webhooksAllowLocal,
+    }),
   );
   // Order matters: rules may change the ticket; mail, webhooks and the audit log see the result.
   deps.events.on(rulesListener(deps));
@@ -245,7 +247,8 @@ function startDeliveries(deps: Deps) {
 async function listen(app: ReturnType<typeof createApp>, config: Config) {
   // Timeouts are enforced on a timer; Node's default of every 30 s would let a slowloris connection
   // hold on for up to 40 s instead of 10.
-  const server = createServer({ connectionsCheckingInterval: 1000 }, app.callback());
+  const handle = app.callback(); // answers its own errors (ctx.onerror): the promise never rejects
+  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => void handle(req, res));
   Object.assign(server, SERVER_TIMEOUTS);
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppendLog } from '../store/append-log.js';
 import { writeFileDurable } from '../store/durable-write.js';
 import { closeGate, openGate } from '../store/write-gate.js';
+import { eventually } from '../test-support/receiver.js';
 import { BackupError, MANIFEST_NAME } from './archive.js';
 import { backupDataDir } from './backup-file.js';
 import { restoreArchive } from './restore.js';
@@ -159,8 +160,7 @@ describe('snapshots', () => {
       // While the gate is closed a write waits; it is not refused.
       let written = false;
       const write = writeFileDurable(join(dir, 'config.json'), 'v2').then(() => (written = true));
-      // Something that does not happen can only be watched for a while: an open gate writes in ~1 ms.
-      await new Promise((r) => setTimeout(r, 100));
+      await eventually(() => gate.waiting === 1, 5000, 'the write to reach the closed gate');
       expect(written).toBe(false);
       expect(await readFile(join(dir, 'config.json'), 'utf8')).toBe('v1');
       release();

@@ -1,6 +1,5 @@
 import { queuedJobIds, queuedJobs } from '../test-support/stored-tickets.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../test-support/receiver.js';
 import { freePort, startSilentServer, startSmtp, type TestSmtp } from '../test-support/smtp.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
 import { SMTP_MAX_CONNECTIONS } from './mailer.js';
@@ -62,7 +61,8 @@ describe('mail', () => {
     expect(agents.html).toContain(`<a href="https://support.shop.example/console/tickets/${t.id}">`);
     expect(agents.text).toContain('Sent from the page https://shop.example/orders'); // as text, for agents
     expect(agents.html).not.toContain('href="https://shop.example');
-    await eventually(async () => (await outboxFiles(s)).length === 0, 5000, 'the outbox to empty'); // sent mail leaves it
+    await s.running.deps.outbox.idle();
+    expect(await outboxFiles(s)).toEqual([]); // sent mail leaves it
   });
 
   it('uses the outside-hours text outside business hours', async () => {
@@ -118,7 +118,9 @@ describe('mail', () => {
     });
     await createTicket(s);
     await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'quiet' } });
-    await new Promise((r) => setTimeout(r, 300));
+    // Mail is queued before the answer: with nothing queued and no send under way, none can follow.
+    await s.running.deps.outbox.idle();
+    expect(await outboxFiles(s)).toEqual([]);
     expect(smtp.received).toHaveLength(4);
   });
 
@@ -126,8 +128,9 @@ describe('mail', () => {
     const port = await freePort();
     const { s } = await setup({ smtpPort: port });
     const t = await createTicket(s, { subject: 'queued' });
-    await new Promise((r) => setTimeout(r, 300)); // the first attempt fails at once (connection refused)
-    expect((await outboxFiles(s)).length).toBe(2);
+    await s.running.deps.outbox.idle(); // the first attempt, started by the create, fails (connection refused)
+    const queued = await queuedJobs(s);
+    expect(queued.map((j) => j.attempts)).toEqual([1, 1]);
     const smtp = await startSmtp(port);
     cleanup.push(() => smtp.close());
     await s.running.scheduler.tick(); // not due yet: nothing is sent
@@ -137,7 +140,8 @@ describe('mail', () => {
     const mails = await smtp.waitFor(2);
     expect(mails.map((m) => m.subject).sort()).toEqual(['New ticket: queued', 'We received your request: queued']);
     expect(mails.find((m) => m.to.includes(t.email))).toBeDefined();
-    await eventually(async () => (await outboxFiles(s)).length === 0, 5000, 'the outbox to empty');
+    await s.running.deps.outbox.idle();
+    expect(await outboxFiles(s)).toEqual([]);
   });
 
   it('never loses queued mail across a restart', async () => {
@@ -147,7 +151,8 @@ describe('mail', () => {
       json: { from_address: 'help@shop.example', smtp: { host: '127.0.0.1', port } },
     });
     await createTicket(first, { subject: 'before restart' });
-    await new Promise((r) => setTimeout(r, 300));
+    await first.running.deps.outbox.idle(); // its first attempt failed: nobody listens on the port yet
+    expect((await queuedJobs(first)).map((j) => j.attempts)).toEqual([1]);
     await first.close({ keepData: true });
     const smtp = await startSmtp(port);
     cleanup.push(() => smtp.close());
@@ -226,9 +231,9 @@ describe('mail', () => {
     for (let i = 0; i < 3; i++) await createTicket(s, { email: 'Target@Example.com', subject: `bomb ${i}` });
     await createTicket(s, { email: 'other@example.com', subject: 'someone else' });
     await createTicket(s, { email: 'target@example.com', subject: 'filed by support' }, s.keys.sk);
-    // Everything is queued before the answers; once the outbox is empty, all that was sent has arrived.
-    await eventually(async () => (await outboxFiles(s)).length === 0, 5000, 'the outbox to empty');
-    await smtp.waitFor(9);
+    // Everything is queued before the answers; once the outbox's pass is over, all of it has arrived.
+    await s.running.deps.outbox.idle();
+    expect(await outboxFiles(s)).toEqual([]);
     const subjects = (to: string) =>
       smtp.received.filter((m) => m.to.some((a) => a.toLowerCase() === to)).map((m) => m.subject);
     expect(subjects('target@example.com').sort()).toEqual([
@@ -281,8 +286,9 @@ describe('the SMTP connection', () => {
     expect(configured.body.mail.smtp.allow_invalid_certificate).toBe(false); // the default
     await createTicket(s, { subject: 'over TLS' });
     // The attempt fails on the certificate and waits for a retry.
-    await eventually(async () => (await pending(s))[0]?.attempts === 1, 5000, 'the first attempt to fail');
+    await s.running.deps.outbox.idle();
     const [job] = await pending(s);
+    expect(job?.attempts).toBe(1);
     expect(job?.last_error).toMatch(/certificate/i);
     expect(smtp.received).toEqual([]);
     expect(smtp.auths).toEqual([]); // the password never went out
@@ -303,8 +309,9 @@ describe('the SMTP connection', () => {
     const port = await freePort();
     const { s } = await setup({ smtpPort: port });
     for (let i = 0; i < 6; i++) await createTicket(s, { email: `c${i}@example.com`, subject: `burst ${i}` });
-    await eventually(async () => (await pending(s)).every((j) => j.attempts === 1), 5000, 'the first attempts');
-    expect(await pending(s)).toHaveLength(12); // a confirmation and an agents' mail per ticket
+    await s.running.deps.outbox.idle(); // every first attempt failed: nobody listens on the port yet
+    const failed = await pending(s);
+    expect(failed.map((j) => j.attempts)).toEqual(Array(12).fill(1)); // a confirmation and an agents' mail per ticket
 
     const smtp = await startSmtp(port); // the server is back: all 12 are due at once
     cleanup.push(() => smtp.close());

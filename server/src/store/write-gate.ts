@@ -14,9 +14,22 @@ export class WriteGate {
   private closed: Promise<void> | undefined;
   private drained: (() => void) | undefined;
   private journal: Set<string> | undefined;
+  private held = 0;
+
+  /** How many writes wait at the closed gate (a test sees a write arrive there instead of sleeping). */
+  get waiting() {
+    return this.held;
+  }
 
   async pass<T>(path: string, write: () => Promise<T>): Promise<T> {
-    while (this.closed) await this.closed;
+    if (this.closed !== undefined) {
+      this.held++;
+      try {
+        while (this.closed !== undefined) await this.closed;
+      } finally {
+        this.held--;
+      }
+    }
     this.journal?.add(path);
     this.active++;
     try {
@@ -29,7 +42,7 @@ export class WriteGate {
 
   /** Runs `work` with no write in progress and none starting until it ends. */
   async closeWhile<T>(work: () => Promise<T>): Promise<T> {
-    while (this.closed) await this.closed;
+    while (this.closed !== undefined) await this.closed;
     let open!: () => void;
     this.closed = new Promise<void>((ok) => (open = ok));
     try {

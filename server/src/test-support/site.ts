@@ -7,7 +7,8 @@ import { demoSite } from '../demo/site.js';
 export async function startDemoSite(publicKey: string, apiOrigin: string) {
   const app = new Koa();
   app.use(demoSite({ publicKey, apiOrigin }));
-  const server = createServer(app.callback());
+  const handle = app.callback(); // answers its own errors: the promise never rejects
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address() as AddressInfo;
   return {

@@ -15,7 +15,7 @@ const Markdown = lazy(
 
 const POLL_MS = 10_000;
 
-// The server's default status names (server/src/admin/schema.ts, DEFAULT_STATUSES): a status still
+// The server's default status names (server/src/model/portal.ts, DEFAULT_STATUSES): a status still
 // called so is shown in the widget's language; one the owner renamed shows its own name.
 const DEFAULT_NAMES: Record<string, string> = {
   open: 'Open',
