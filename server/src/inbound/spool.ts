@@ -37,7 +37,7 @@ export class MailSpool {
 
   async open() {
     for (const d of Object.keys(SPOOL_DIRS) as (keyof typeof SPOOL_DIRS)[]) await makeDir(this.dir(d));
-    this.drain(); // what a crash or stop left behind
+    void this.drain(); // what a crash or stop left behind
   }
 
   /** Stores one received mail durably; resolves once it is on disk. The envelope's recipients go beside it. */
@@ -46,7 +46,7 @@ export class MailSpool {
     // The recipients first: a mail file is only ever processed with them known, or without (headers).
     await writeFileDurable(join(this.dir('spool'), `${name}.rcpt`), JSON.stringify(recipients));
     await writeFileDurable(join(this.dir('spool'), `${name}.eml`), raw);
-    this.drain();
+    void this.drain();
     return name;
   }
 
