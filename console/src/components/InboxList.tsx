@@ -259,7 +259,7 @@ function BulkBar() {
         action: {
           label: t.undo,
           run: () =>
-            undo().then(
+            void undo().then(
               () => s.toasts.show({ text: t.undone }),
               (err) => s.toasts.show({ text: s.describe(err), error: true }),
             ),

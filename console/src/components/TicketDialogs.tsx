@@ -87,7 +87,7 @@ export function SpamDialog({ ticket, onClose }: { ticket: ConsoleTicket; onClose
     busy.value = true;
     try {
       const next = await s.api.spam(ticket.id, block.value || undefined);
-      s.ticket.change(async () => next);
+      void s.ticket.change(async () => next);
       s.toasts.show({ text: t.spamDone });
       onClose();
     } catch (err) {

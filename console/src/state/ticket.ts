@@ -195,7 +195,8 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
       },
       undoMs,
     );
-    const timer = setTimeout(async () => {
+    // Every failure is caught inside and shown beside the reply box: the timer ignores the promise.
+    const send = async () => {
       if (cancelled) return;
       toasts.dismiss(toast);
       try {
@@ -231,7 +232,8 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
         restore();
         sendError.value = { ...sendError.value, [ticketId]: fill(t().sendFailed, { error: describe(err) }) };
       }
-    }, undoMs);
+    };
+    const timer = setTimeout(() => void send(), undoMs);
     return true;
   }
 

@@ -6,9 +6,10 @@ export const StoreContext = createContext<Store | null>(null);
 export const useStore = () => useContext(StoreContext)!;
 
 /** Runs `fn(value)` once `value` has stopped changing for `ms` (search as you type). */
-export function useDebounced<T>(value: T, ms: number, fn: (value: T) => void) {
+/** `fn` may be async: it handles its own errors, the timer ignores what it returns. */
+export function useDebounced<T>(value: T, ms: number, fn: (value: T) => unknown) {
   useEffect(() => {
-    const timer = setTimeout(() => fn(value), ms);
+    const timer = setTimeout(() => void fn(value), ms);
     return () => clearTimeout(timer);
   }, [value]);
 }
