@@ -14,6 +14,7 @@ import { API_PREFIX } from './http/route.js';
 import { requestId } from './http/request-id.js';
 import { bearerKey } from './keys/bearer.js';
 import { kbRoutes } from './kb/routes.js';
+import { liveRoutes } from './live/routes.js';
 import { moduleEnabled } from './model/index.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { portalRoutes } from './portal/routes.js';
@@ -27,6 +28,7 @@ import { ticketRoutes } from './tickets/routes.js';
 const FEATURE_ROUTES = [
   ...ticketRoutes,
   ...fileRoutes,
+  ...liveRoutes,
   ...portalRoutes,
   ...kbRoutes,
   ...settingsRoutes,

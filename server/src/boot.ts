@@ -30,6 +30,7 @@ import { removeStaleSnapshots } from './backup/snapshot.js';
 import { startControlServer, type ControlServer } from './control/control-server.js';
 import { prepareDataDir } from './datadir/prepare.js';
 import { VERSION } from './version.js';
+import { LiveEvents } from './live/live-events.js';
 import { webhookListener, webhookSender } from './webhooks/deliver.js';
 
 /** The first keys of a fresh data directory, in full (they exist in full only now). */
@@ -135,7 +136,17 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     void deps.outbox.process(); // what was pending before a restart goes out now
     await extension?.started?.(url, print);
     print(`listening on ${url}`);
-    const close = closer({ directory, server, scheduler, stores, outbox: deps.outbox, mailer, control, stopping });
+    const close = closer({
+      directory,
+      server,
+      scheduler,
+      stores,
+      outbox: deps.outbox,
+      mailer,
+      control,
+      stopping,
+      live: deps.live,
+    });
     return { url, server, deps, scheduler, close };
   } catch (err) {
     directory?.release();
@@ -190,6 +201,7 @@ function wireDeps(
       parts.logger.error({ err, event: e.type, ticket: e.ticket.id }, 'a ticket event listener failed'),
     ),
     idempotency: new IdempotencyCache(() => parts.clock().getTime()),
+    live: new LiveEvents(stores.liveBus, { heartbeatMs: config.eventsHeartbeatMs }),
     audit: stores.audit,
     outbox: new Outbox(stores.jobs, stores.outboxLog, parts.clock, parts.logger),
     unit: stores.unit,
@@ -217,6 +229,7 @@ function startDeliveries(deps: Deps) {
   deps.events.on(mailListener(deps));
   deps.events.on(webhookListener(deps));
   deps.events.on(auditTicketEvents(deps.audit, deps.clock));
+  deps.events.on(deps.live.listener()); // last: the console sees the ticket as everything left it
   return mailer;
 }
 
@@ -248,13 +261,15 @@ function closer(parts: {
   mailer: Mailer;
   control: ControlServer | undefined;
   stopping: AbortController;
+  live: LiveEvents;
 }) {
-  const { directory, server, scheduler, stores, outbox, mailer, control, stopping } = parts;
+  const { directory, server, scheduler, stores, outbox, mailer, control, stopping, live } = parts;
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= (async () => {
       stopping.abort();
       scheduler.stop();
+      const streams = live.close(); // event streams never end by themselves: the drain must not wait for them
       const drained = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();
       const timer = new AbortController();
@@ -269,6 +284,7 @@ function closer(parts: {
       await control?.close();
       mailer.close();
       await outbox.close();
+      await streams;
       await stores.close();
       directory?.release();
     })());

@@ -8,13 +8,14 @@ import type { Outbox } from './outbox/outbox.js';
 import type { PortalDeps } from './portal/routes.js';
 import type { Leadership } from './scheduler/leadership.js';
 import type { TicketDeps } from './tickets/deps.js';
+import type { LiveDeps } from './live/routes.js';
 import type { UnitOfWork } from './store/unit-of-work.js';
 
 /**
  * Everything the app needs from outside, passed to createApp so tests can build it with real parts.
  * Each feature declares what it uses (TicketDeps, AdminDeps, …); this is all of them together.
  */
-export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps {
+export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps, LiveDeps {
   config: Config;
   /** The API keys (the bearer credential looks them up by hash). */
   keys: KeyStore;

@@ -32,6 +32,7 @@ const EnvSchema = z.object({
     .default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   TICKETING_CUSTOMER_MAIL_PER_HOUR: count.default(5),
   TICKETING_SCHEDULER_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  TICKETING_EVENTS_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(25),
   TICKETING_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   TICKETING_DATABASE_URL: z
     .string()
@@ -96,6 +97,8 @@ export interface Config {
   schedulerMs: number;
   /** Mails to one customer address that requests with a public key may cause per hour (mail/notify.ts). */
   customerMailPerHour: number;
+  /** How often /v1/events sends a comment to keep idle connections (and proxies) open. */
+  eventsHeartbeatMs: number;
   /** Set: every store is in PostgreSQL and several instances may share it; unset: JSON files in dataDir. */
   database: DatabaseConfig | undefined;
 }
@@ -156,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     turnstileVerifyUrl: e.TICKETING_TURNSTILE_VERIFY_URL,
     schedulerMs: e.TICKETING_SCHEDULER_SECONDS * 1000,
     customerMailPerHour: e.TICKETING_CUSTOMER_MAIL_PER_HOUR,
+    eventsHeartbeatMs: e.TICKETING_EVENTS_HEARTBEAT_SECONDS * 1000,
     database: e.TICKETING_DATABASE_URL
       ? {
           url: e.TICKETING_DATABASE_URL,
