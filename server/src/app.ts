@@ -23,10 +23,12 @@ import { serveAssets, widgetAssets } from './static/assets.js';
 import { serveConsole } from './static/console.js';
 import { fileRoutes } from './tickets/file-routes.js';
 import { ticketRoutes } from './tickets/routes.js';
+import { toolRoutes } from './tickets/tools.js';
 
 /** Every endpoint of the API, each declared once in its feature's routes.ts. */
 const FEATURE_ROUTES = [
   ...ticketRoutes,
+  ...toolRoutes,
   ...fileRoutes,
   ...liveRoutes,
   ...portalRoutes,

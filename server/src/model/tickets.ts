@@ -77,6 +77,10 @@ export const TicketSchema = z
     closed_at: isoTime.nullable(),
     created_at: isoTime,
     updated_at: isoTime,
+    merged_into: z
+      .string()
+      .optional()
+      .describe('tkt_…: present once this ticket was merged into that one (/merge), which holds its messages'),
   })
   .meta({ id: 'Ticket' });
 export type Ticket = z.infer<typeof TicketSchema>;
@@ -156,6 +160,20 @@ export const CountsSchema = z
   .meta({ id: 'Counts' });
 export type Counts = z.infer<typeof CountsSchema>;
 
+/** /bulk: one result per ticket named, in the order named. */
+export const BulkResultSchema = z
+  .strictObject({
+    results: z.array(
+      z.strictObject({
+        id: z.string(),
+        ok: z.boolean(),
+        ticket: TicketSchema.optional(),
+        error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'BulkResult' });
+
 /** What happens to tickets: the events of rules, the audit log and webhooks. */
 export const TICKET_EVENTS = [
   'ticket.created',
@@ -164,6 +182,8 @@ export const TICKET_EVENTS = [
   'ticket.status_changed',
   'ticket.priority_changed',
   'ticket.assigned',
+  'ticket.tags_changed',
+  'ticket.merged',
   'ticket.rated',
   'ticket.close_requested',
   'ticket.close_resolved',

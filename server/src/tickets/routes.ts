@@ -43,7 +43,7 @@ const route = routeFor<TicketDeps>();
 const ENCODINGS = ['json', 'form', 'multipart'] as const;
 const ticketAnswer = (description: string) => ({ description, schema: TicketViewSchema });
 
-function emit(
+export function emit(
   deps: TicketDeps,
   actor: RequestActor,
   type: TicketEventType,
@@ -57,7 +57,7 @@ function emit(
  * Changes one ticket under its lock (with due_at recomputed) and emits the event; returns the ticket
  * as the listeners (rules) left it, and the one before.
  */
-async function change(
+export async function change(
   deps: TicketDeps,
   actor: RequestActor,
   ticketId: string,
