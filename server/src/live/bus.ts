@@ -1,12 +1,5 @@
-import type { KeyMode, TicketListItem } from '../model/index.js';
+import type { ActorRef, KeyMode, TicketListItem } from '../model/index.js';
 import { afterCommit } from '../store/unit-of-work.js';
-
-/** Who did something, as live events name them (never a key). */
-export interface ActorRef {
-  kind: 'agent' | 'key' | 'customer' | 'system';
-  id?: string;
-  name?: string;
-}
 
 /** What goes over /v1/events, as instances pass it to each other. */
 export type LiveMessage =

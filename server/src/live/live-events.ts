@@ -1,7 +1,7 @@
 import type { TicketEvent } from '../events/events.js';
-import { randomToken, type Actor, type KeyMode, type RequestActor } from '../model/index.js';
+import { actorRef, randomToken, type KeyMode, type RequestActor } from '../model/index.js';
 import { listItem } from '../store/ticket-index.js';
-import type { ActorRef, LiveBus, LiveMessage } from './bus.js';
+import type { LiveBus, LiveMessage } from './bus.js';
 
 /** Ticket events as the stream names them: the console needs to know created, replied and the rest. */
 function streamType(type: TicketEvent['type']): string {
@@ -14,12 +14,6 @@ function streamType(type: TicketEvent['type']): string {
     default:
       return 'ticket.changed';
   }
-}
-
-/** How live events name who acted: an agent by id and name, anyone else by kind alone. */
-export function actorRef(actor: Actor): ActorRef {
-  if (actor.kind === 'agent') return { kind: 'agent', id: actor.agent.id, name: actor.agent.name };
-  return { kind: actor.kind };
 }
 
 /** A listener's identity for echo suppression (their own typing). */

@@ -54,6 +54,29 @@ export type Rating = z.infer<typeof RatingSchema>;
 
 export const FieldValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 
+/** Who did something, in a ticket's activity and in live events: an agent by id and name, anyone else by kind. */
+export const ActorRefSchema = z
+  .strictObject({
+    kind: z.enum(['agent', 'key', 'customer', 'system']),
+    id: z.string().optional(),
+    name: z.string().optional(),
+  })
+  .meta({ id: 'ActorRef' });
+export type ActorRef = z.infer<typeof ActorRefSchema>;
+
+/** One change of a ticket's state (staff only), shown between its messages. */
+export const ActivityEntrySchema = z
+  .strictObject({
+    id: z.string().describe('act_…'),
+    type: z.enum(['status', 'priority', 'assignee', 'tags', 'close_request', 'rating', 'merged']),
+    at: isoTime,
+    actor: ActorRefSchema,
+    from: z.unknown().optional(),
+    to: z.unknown().optional(),
+  })
+  .meta({ id: 'ActivityEntry' });
+export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
+
 /** The full view (secret keys, webhooks). The stored record is this plus internal fields (store/). */
 export const TicketSchema = z
   .strictObject({
@@ -77,6 +100,10 @@ export const TicketSchema = z
     closed_at: isoTime.nullable(),
     created_at: isoTime,
     updated_at: isoTime,
+    activity: z
+      .array(ActivityEntrySchema)
+      .optional()
+      .describe('changes of status, priority, assignee, tags, close request and rating, oldest first (staff only)'),
     merged_into: z
       .string()
       .optional()
@@ -86,7 +113,12 @@ export const TicketSchema = z
 export type Ticket = z.infer<typeof TicketSchema>;
 
 /** What a public key sees: no internal assignment, tags or SLA deadline. */
-export const PublicTicketSchema = TicketSchema.omit({ agent_id: true, tags: true, due_at: true }).meta({
+export const PublicTicketSchema = TicketSchema.omit({
+  agent_id: true,
+  tags: true,
+  due_at: true,
+  activity: true,
+}).meta({
   id: 'PublicTicket',
 });
 export type PublicTicket = z.infer<typeof PublicTicketSchema>;
@@ -108,7 +140,12 @@ export const LastMessageSchema = z
 export type LastMessage = z.infer<typeof LastMessageSchema>;
 
 /** One row of /list (and the `ticket` of a live event). */
-export const TicketListItemSchema = TicketSchema.omit({ message: true, replies: true, attachments: true })
+export const TicketListItemSchema = TicketSchema.omit({
+  message: true,
+  replies: true,
+  attachments: true,
+  activity: true,
+})
   .extend({
     reply_count: z.number().int().min(0).describe('replies and internal notes'),
     last_reply_at: isoTime.nullable(),

@@ -19,6 +19,7 @@ import {
 } from '../model/index.js';
 import { newId } from '../model/index.js';
 import type { IdempotencyRecord, ListContext, StoredTicket } from '../store/ticket-store.js';
+import { withActivity } from './activity.js';
 import type { TicketDeps } from './deps.js';
 import { checkFields } from './fields.js';
 import { ownerCheck, findTicket, secretKeyRequired } from './lookup.js';
@@ -69,7 +70,8 @@ export async function change(
   let previous: StoredTicket | undefined;
   const updated = await deps.tickets[actor.mode].update(ticketId, (current) => {
     previous = owns(current);
-    return { ticket: derive(apply(structuredClone(current)), deps.configStore.get()) };
+    const next = withActivity(current, apply(structuredClone(current)), actor, deps.clock().toISOString());
+    return { ticket: derive(next, deps.configStore.get()) };
   });
   if (!updated || !previous) throw notFound('ticket');
   const ticket = type ? await emit(deps, actor, type, updated, { previous }) : updated;
@@ -347,7 +349,7 @@ const reply = route({
         if (macro?.status && statuses.some((s) => s.id === macro.status))
           next = setStatus(next, macro.status, statuses, at);
         if (macro?.priority) next = { ...next, priority: macro.priority };
-        return { ticket: derive(next, config), idempotency: record };
+        return { ticket: derive(withActivity(current, next, actor, at), config), idempotency: record };
       });
       if (!updated || !previous) throw notFound('ticket');
       let final = await emit(deps, actor, note ? 'ticket.note_added' : 'ticket.replied', updated, {

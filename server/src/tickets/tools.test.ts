@@ -180,3 +180,24 @@ describe('POST /spam', () => {
     expect(pk.status).toBe(403);
   });
 });
+
+describe('activity', () => {
+  it('records who changed what on a ticket, for staff only', async () => {
+    const t = await createTicket(s, { subject: 'activity' });
+    await s.call('POST', '/status', { json: { ticket_id: t.id, status: 'pending' } });
+    await s.call('POST', '/assign', { json: { ticket_id: t.id, agent_id: GRACE } });
+    await s.call('POST', '/tags', { json: { ticket_id: t.id, add: ['vip'] } });
+    await s.call('POST', '/priority', { json: { ticket_id: t.id, priority: 'normal' } }); // no change: no entry
+    const { activity } = await get(t.id);
+    expect(activity.map((a: { type: string; from: unknown; to: unknown }) => [a.type, a.from, a.to])).toEqual([
+      ['status', 'open', 'pending'],
+      ['assignee', null, GRACE],
+      ['tags', [], ['vip']],
+    ]);
+    expect(activity[0]).toMatchObject({ actor: { kind: 'key' } });
+    expect(activity[0].id).toMatch(/^act_/);
+    const theirs = await s.call('GET', `/ticket?id=${t.id}&email=${t.email}`, { key: s.keys.pk });
+    expect(theirs.body).not.toHaveProperty('activity');
+    expect(theirs.text).not.toContain(GRACE);
+  });
+});
