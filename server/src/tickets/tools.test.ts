@@ -176,6 +176,12 @@ describe('POST /spam', () => {
     expect(domain.status).toBe(403);
     const blocklists = (await s.call('GET', '/admin?r=blocklists')).body.blocklists;
     expect(blocklists).toMatchObject({ emails: ['spammer@junk.example'], domains: ['junk.example'] });
+    const audit = (await s.call('GET', '/admin?r=audit')).body.audit;
+    expect(
+      audit.filter(
+        (a: { action: string; target: string }) => a.action === 'config.update' && a.target === 'blocklists',
+      ),
+    ).toHaveLength(2);
     const pk = await s.call('POST', '/spam', { key: s.keys.pk, json: { ticket_id: t.id } });
     expect(pk.status).toBe(403);
   });

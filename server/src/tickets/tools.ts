@@ -1,3 +1,4 @@
+import { auditEntry } from '../audit/audit.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import {
@@ -6,6 +7,7 @@ import {
   TicketViewSchema,
   type Attachment,
   type Reply,
+  type RequestActor,
   type TicketEventType,
 } from '../model/index.js';
 import type { FileBlob, StoredTicket } from '../store/ticket-store.js';
@@ -205,20 +207,23 @@ const spam = route({
       final = await emit(deps, actor, 'ticket.status_changed', final, { previous });
     if (!sameTags(previous.tags, ticket.tags))
       final = await emit(deps, actor, 'ticket.tags_changed', final, { previous });
-    if (input.block) await block(deps, ticket.email, input.block);
+    if (input.block) await block(deps, actor, ticket.email, input.block);
     return { body: viewFor(actor, final) };
   },
 });
 
 /** Adds the sender's address or domain to the blocklists (once). */
-async function block(deps: TicketDeps, email: string, what: 'email' | 'domain') {
+async function block(deps: TicketDeps, actor: RequestActor, email: string, what: 'email' | 'domain') {
   const address = email.trim().toLowerCase();
-  const domain = address.slice(address.lastIndexOf('@') + 1);
+  const value = what === 'email' ? address : address.slice(address.lastIndexOf('@') + 1);
+  let added = false;
   await deps.configStore.update((d) => {
     const list = what === 'email' ? d.blocklists.emails : d.blocklists.domains;
-    const value = what === 'email' ? address : domain;
-    if (!list.includes(value)) list.push(value);
+    added = !list.includes(value);
+    if (added) list.push(value);
   });
+  // As /admin records a configuration write (the value is an address: named by kind only).
+  if (added) await deps.audit.append(auditEntry(deps.clock(), actor, 'config.update', 'blocklists', { added: what }));
 }
 
 export const toolRoutes = [tags, bulk, merge, spam];
