@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomToken } from '../model/index.js';
 import { createTicket, makeKeys, startServer, type TestServer } from '../test-support/server.js';
-import { openSse, type SseClient, type SseEvent } from '../test-support/sse.js';
+import { openSse, type SseEvent } from '../test-support/sse.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

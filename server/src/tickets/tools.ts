@@ -74,7 +74,7 @@ const bulk = route({
     const { set } = input;
     if (set.status !== undefined && !config.statuses.some((s) => s.id === set.status))
       throw validationError('set.status', 'is not a configured status');
-    if (set.agent_id != null && !config.agents.some((a) => a.id === set.agent_id))
+    if (typeof set.agent_id === 'string' && !config.agents.some((a) => a.id === set.agent_id))
       throw new ApiError(400, 'unknown_agent', 'There is no agent with this id.', { param: 'set.agent_id' });
     if (Object.values(set).every((v) => v === undefined)) throw validationError('set', 'changes nothing');
     const results = [];
