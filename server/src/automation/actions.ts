@@ -6,6 +6,7 @@ import { ruleNotifyMail } from '../mail/templates.js';
 import { mailConfigured } from '../mail/mailer.js';
 import type { StoredTicket } from '../store/ticket-store.js';
 import type { KeyMode } from '../store/ticket-store.js';
+import { withActivity } from '../tickets/activity.js';
 import { setStatus } from '../tickets/statuses.js';
 import { enqueueWebhook } from '../webhooks/deliver.js';
 import { derive } from '../tickets/sla.js';
@@ -56,7 +57,8 @@ export async function runActions(
       applied.push(a);
     }
     const changed = applied.some((a) => a.type !== 'notify' && a.type !== 'webhook');
-    const next = changed ? derive({ ...t, updated_at: now() }, config) : current;
+    // The ticket's activity shows these changes as the system's.
+    const next = changed ? derive(withActivity(current, { ...t, updated_at: now() }, SYSTEM, now()), config) : current;
     return { ticket: mark ? mark(next) : next };
   });
   if (!updated || skipped) return undefined;
