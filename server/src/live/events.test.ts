@@ -124,6 +124,41 @@ describe('GET /v1/events', () => {
   });
 });
 
+describe('GET /v1/events and the scheduler', () => {
+  it('tells of an escalation’s and an autoclose’s changes, which the activity names as the system’s', async () => {
+    let now = new Date('2026-11-23T10:00:00Z');
+    const s = await startServer({ clock: () => now, env: { TICKETING_SCHEDULER_SECONDS: '0' } });
+    cleanup.push(() => s.close());
+    await s.call('POST', '/admin?r=escalation', {
+      json: {
+        escalation: [
+          { id: 'late', after_minutes: 30, when: 'no_first_response', actions: [{ type: 'add_tag', value: 'late' }] },
+        ],
+      },
+    });
+    await s.call('POST', '/admin?r=autoclose', { json: { enabled: true, after_days: 3, statuses: ['answered'] } });
+    const late = await createTicket(s);
+    const idle = await createTicket(s);
+    await s.call('POST', '/status', { json: { ticket_id: idle.id, status: 'answered' } });
+    const c = await listen(s);
+    now = new Date(now.getTime() + 31 * 60_000);
+    await s.running.scheduler.tick();
+    const escalated = await c.next(about(late.id, 'ticket.changed'));
+    expect(escalated.data).toMatchObject({ ticket: { tags: ['late'] }, by: { kind: 'system' } });
+    now = new Date(now.getTime() + 4 * 86_400_000);
+    await s.running.scheduler.tick();
+    const closed = await c.next((e) => about(idle.id, 'ticket.changed')(e) && e.data.ticket.status === 'closed');
+    expect(closed.data.by).toEqual({ kind: 'system' });
+    const activity = (await s.call('GET', `/ticket?id=${idle.id}`)).body.activity;
+    expect(activity.at(-1)).toMatchObject({
+      type: 'status',
+      from: 'answered',
+      to: 'closed',
+      actor: { kind: 'system' },
+    });
+  });
+});
+
 describe('POST /v1/typing', () => {
   it('tells the other listeners who is writing, not the writer', async () => {
     const keys = makeKeys();

@@ -1,5 +1,5 @@
 import type { TicketEvent } from '../events/events.js';
-import { actorRef, randomToken, type KeyMode, type RequestActor } from '../model/index.js';
+import { actorRef, randomToken, type Actor, type KeyMode, type RequestActor, type Ticket } from '../model/index.js';
 import { listItem } from '../store/ticket-index.js';
 import type { LiveBus, LiveMessage } from './bus.js';
 
@@ -75,19 +75,26 @@ export class LiveEvents {
 
   /** The TicketEvents listener (it runs last, so it sees the ticket as rules left it). */
   listener() {
-    return async (e: TicketEvent) => {
-      // Another instance may have listeners: a shared bus always carries the event.
-      if (!this.bus.shared && !this.wanted) return;
-      await this.bus.publish({
-        kind: 'ticket',
-        mode: e.mode,
-        id: `${this.origin}-${++this.seq}`,
-        type: streamType(e.type),
-        ticket_id: e.ticket.id,
-        ticket: listItem(e.ticket),
-        by: actorRef(e.actor),
-      });
-    };
+    return (e: TicketEvent) => this.tell(e.mode, streamType(e.type), e.ticket, e.actor);
+  }
+
+  /** A change that raises no ticket event (an escalation's actions) still reaches the listeners. */
+  changed(mode: KeyMode, ticket: Ticket, actor: Actor) {
+    return this.tell(mode, 'ticket.changed', ticket, actor);
+  }
+
+  private async tell(mode: KeyMode, type: string, ticket: Ticket, actor: Actor) {
+    // Another instance may have listeners: a shared bus always carries the event.
+    if (!this.bus.shared && !this.wanted) return;
+    await this.bus.publish({
+      kind: 'ticket',
+      mode,
+      id: `${this.origin}-${++this.seq}`,
+      type,
+      ticket_id: ticket.id,
+      ticket: listItem(ticket),
+      by: actorRef(actor),
+    });
   }
 
   typing(actor: RequestActor, ticketId: string) {

@@ -1,4 +1,5 @@
 import { runActions } from '../automation/actions.js';
+import { withActivity } from '../tickets/activity.js';
 import { derive } from '../tickets/sla.js';
 import type { Deps } from '../deps.js';
 import { SYSTEM } from '../model/index.js';
@@ -76,8 +77,8 @@ export class Scheduler {
     for (const { id, entry } of due) {
       const mark = (t: StoredTicket) => ({ ...t, escalated: [...(t.escalated ?? []), entry.id] });
       const fired = (t: StoredTicket) => (t.escalated ?? []).includes(entry.id);
-      await this.deps.unit(() =>
-        runActions(
+      await this.deps.unit(async () => {
+        const changed = await runActions(
           this.deps,
           mode,
           id,
@@ -86,8 +87,10 @@ export class Scheduler {
           'ticket.status_changed',
           mark,
           fired,
-        ),
-      );
+        );
+        // No ticket event is raised for an escalation; the console hears of it all the same.
+        if (changed) await this.deps.live.changed(mode, changed, SYSTEM);
+      });
     }
   }
 
@@ -114,7 +117,8 @@ export class Scheduler {
       const last = current.replies.filter((r) => r.from_customer).at(-1)?.created_at ?? current.created_at;
       if (!fresh.autoclose.statuses.includes(current.status) || Date.parse(last) > cutoff) return { ticket: current };
       const at = this.deps.clock().toISOString();
-      return { ticket: derive(setStatus(current, firstClosedStatus(fresh.statuses), fresh.statuses, at), fresh) };
+      const closed = setStatus(current, firstClosedStatus(fresh.statuses), fresh.statuses, at);
+      return { ticket: derive(withActivity(current, closed, SYSTEM, at), fresh) };
     });
     if (!updated || updated.status === previous?.status) return;
     await this.deps.events.emit({
