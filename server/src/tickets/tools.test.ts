@@ -207,3 +207,24 @@ describe('activity', () => {
     expect(theirs.text).not.toContain(GRACE);
   });
 });
+
+describe('modes', () => {
+  it('keep a test key away from live tickets in every tool', async () => {
+    const a = await createTicket(s, { email: 'mode@example.com' });
+    const b = await createTicket(s, { email: 'mode@example.com' });
+    const key = s.keys.skTest;
+    const bulk = await s.call('POST', '/bulk', { key, json: { ticket_ids: [a.id], set: { priority: 'urgent' } } });
+    expect(bulk.body.results[0]).toMatchObject({ ok: false, error: { code: 'ticket_not_found' } });
+    for (const [path, json] of [
+      ['/tags', { ticket_id: a.id, add: ['x'] }],
+      ['/merge', { ticket_id: a.id, into_id: b.id }],
+      ['/spam', { ticket_id: a.id }],
+      ['/typing', { ticket_id: a.id }],
+    ] as const) {
+      const res = await s.call('POST', path, { key, json });
+      expect(res.status, path).toBe(404);
+      expect(res.body.error.code).toBe('ticket_not_found');
+    }
+    expect(await get(a.id)).toMatchObject({ priority: 'normal', tags: [], status: 'open' });
+  });
+});
