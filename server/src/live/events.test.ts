@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomToken } from '../model/index.js';
+import { eventually } from '../test-support/receiver.js';
 import { createTicket, makeKeys, startServer, type TestServer } from '../test-support/server.js';
 import { openSse, type SseEvent } from '../test-support/sse.js';
 
@@ -107,10 +108,16 @@ describe('GET /v1/events', () => {
     expect(live.events.some(about(b.id))).toBe(false);
   });
 
-  it('sends heartbeats', async () => {
+  it('sends heartbeats while someone listens, and forgets a client that left', async () => {
     const s = await server({ TICKETING_EVENTS_HEARTBEAT_SECONDS: '0.1' });
+    const { live } = s.running.deps;
+    expect(live.beating).toBe(false); // nobody listens: no timer
     const c = await listen(s);
     await c.next((e) => e.comment === 'ping', 2000);
+    expect(live.listening).toBe(1);
+    c.close();
+    await eventually(() => live.listening === 0, 2000, 'the server to notice the client left');
+    expect(live.beating).toBe(false);
   });
 
   it('ends open streams when the server stops, without holding the stop up', async () => {

@@ -68,6 +68,16 @@ export class LiveEvents {
     bus.subscribe((m) => this.deliver(m));
   }
 
+  /** How many streams are open on this instance. */
+  get listening() {
+    return this.listeners.size;
+  }
+
+  /** Whether the heartbeat timer runs (only while someone listens). */
+  get beating() {
+    return this.heartbeat !== undefined;
+  }
+
   /** Someone listens here, or did a moment ago (and may come back for what they missed). */
   private get wanted() {
     return this.listeners.size > 0 || this.now() - this.lastLeft < this.graceMs;

@@ -60,7 +60,7 @@ const events = route({
       },
       end: () => stream.end(),
     });
-    ctx.req.once('close', disconnect);
+    ctx.res.once('close', disconnect); // the client left (the response's close, not the request's, which may come early)
     stream.once('close', disconnect);
     return { headers: { 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' } };
   },
