@@ -16,6 +16,7 @@ import { customerRoutes } from './identity/routes.js';
 import { withIdentity } from './identity/verify.js';
 import { bearerKey } from './keys/bearer.js';
 import { kbRoutes } from './kb/routes.js';
+import { liveRoutes } from './live/routes.js';
 import { moduleEnabled } from './model/index.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { portalRoutes } from './portal/routes.js';
@@ -26,12 +27,15 @@ import { serveAssets, widgetAssets } from './static/assets.js';
 import { serveConsole } from './static/console.js';
 import { fileRoutes } from './tickets/file-routes.js';
 import { ticketRoutes } from './tickets/routes.js';
+import { toolRoutes } from './tickets/tools.js';
 import { updatesRoutes } from './updates/routes.js';
 
 /** Every endpoint of the API, each declared once in its feature's routes.ts. */
 const FEATURE_ROUTES = [
   ...ticketRoutes,
+  ...toolRoutes,
   ...fileRoutes,
+  ...liveRoutes,
   ...portalRoutes,
   ...customerRoutes,
   ...updatesRoutes,

@@ -33,6 +33,7 @@ import { removeStaleSnapshots } from './backup/snapshot.js';
 import { startControlServer, type ControlServer } from './control/control-server.js';
 import { prepareDataDir } from './datadir/prepare.js';
 import { VERSION } from './version.js';
+import { LiveEvents } from './live/live-events.js';
 import { webhookListener, webhookSender } from './webhooks/deliver.js';
 
 /** The first keys of a fresh data directory, in full (they exist in full only now). */
@@ -152,6 +153,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       inbound,
       stopping,
       watchers: deps.watchers,
+      live: deps.live,
     });
     return { url, server, deps, scheduler, inbound, close };
   } catch (err) {
@@ -209,6 +211,7 @@ function wireDeps(
       parts.logger.error({ err, event: e.type, ticket: e.ticket.id }, 'a ticket event listener failed'),
     ),
     idempotency: new IdempotencyCache(() => parts.clock().getTime()),
+    live: new LiveEvents(stores.liveBus, { heartbeatMs: config.eventsHeartbeatMs }),
     audit: stores.audit,
     outbox: new Outbox(stores.jobs, stores.outboxLog, parts.clock, parts.logger),
     unit: stores.unit,
@@ -239,8 +242,9 @@ function startDeliveries(deps: Deps) {
   deps.events.on(webhookListener(deps));
   deps.events.on(auditTicketEvents(deps.audit, deps.clock));
   endSessionsOnAgentChange(deps.configStore, deps.sessions, deps.logger);
-  // Last: a customer's poll reads the ticket as rules left it.
+  // Last: a customer's poll and the console's stream see the ticket as rules left it.
   deps.events.on(deps.watchers.listener);
+  deps.events.on(deps.live.listener());
   return mailer;
 }
 
@@ -275,14 +279,16 @@ function closer(parts: {
   inbound: Inbound;
   stopping: AbortController;
   watchers: TicketWatchers;
+  live: LiveEvents;
 }) {
-  const { directory, server, scheduler, stores, outbox, mailer, control, inbound, stopping, watchers } = parts;
+  const { directory, server, scheduler, stores, outbox, mailer, control, inbound, stopping, watchers, live } = parts;
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= (async () => {
       stopping.abort();
       watchers.close(); // customers' long polls answer now instead of holding the drain
       scheduler.stop();
+      const streams = live.close(); // event streams never end by themselves: the drain must not wait for them
       await inbound.close(); // no new mail; the one being processed finishes before the stores close
       const drained = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();
@@ -298,6 +304,7 @@ function closer(parts: {
       await control?.close();
       mailer.close();
       await outbox.close();
+      await streams;
       await stores.close();
       directory?.release();
     })());

@@ -9,6 +9,7 @@ import type { PortalDeps } from './portal/routes.js';
 import type { Leadership } from './scheduler/leadership.js';
 import type { SessionRouteDeps } from './sessions/routes.js';
 import type { TicketDeps } from './tickets/deps.js';
+import type { LiveDeps } from './live/routes.js';
 import type { UnitOfWork } from './store/unit-of-work.js';
 import type { UpdatesDeps } from './updates/routes.js';
 
@@ -16,7 +17,7 @@ import type { UpdatesDeps } from './updates/routes.js';
  * Everything the app needs from outside, passed to createApp so tests can build it with real parts.
  * Each feature declares what it uses (TicketDeps, AdminDeps, …); this is all of them together.
  */
-export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps, SessionRouteDeps, UpdatesDeps {
+export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps, SessionRouteDeps, UpdatesDeps, LiveDeps {
   config: Config;
   /** The API keys (the bearer credential looks them up by hash). */
   keys: KeyStore;

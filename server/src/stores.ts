@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AuditEntry } from './audit/audit.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { LocalBus, type LiveBus } from './live/bus.js';
 import { ConfigKeyStore } from './keys/key-store.js';
 import type { OutboxEntry, WebhookLogEntry } from './model/index.js';
 import { soleLeader, type Leadership } from './scheduler/leadership.js';
@@ -39,6 +40,8 @@ export interface Stores {
   /** How a request's writes are made one unit (store/unit-of-work.ts). */
   unit: UnitOfWork;
   leadership: Leadership;
+  /** How live events (/v1/events) reach the listeners of every instance. */
+  liveBus: LiveBus;
   /** For /ready: throws when the store cannot be used; undefined: the data directory's own probe. */
   probe: (() => Promise<void>) | undefined;
   /** Where the data is, for the log (a path, or the database's URL without its password). */
@@ -77,6 +80,7 @@ export async function openFileStores(
     rateLimiter: new MemoryRateLimiter(() => clock().getTime()),
     unit: orderedWrites,
     leadership: soleLeader,
+    liveBus: new LocalBus(),
     probe: undefined,
     location: dataDir,
     async close() {

@@ -8,6 +8,7 @@ import { mailConfigured } from '../mail/mailer.js';
 import type { Outbox } from '../outbox/outbox.js';
 import type { ConfigStore } from '../store/config-store.js';
 import type { KeyMode, StoredTicket, TicketStore } from '../store/ticket-store.js';
+import { withActivity } from '../tickets/activity.js';
 import { setStatus } from '../tickets/statuses.js';
 import { enqueueWebhook } from '../webhooks/deliver.js';
 import { derive } from '../tickets/sla.js';
@@ -69,7 +70,8 @@ export async function runActions(
       applied.push(a);
     }
     const changed = applied.some((a) => a.type !== 'notify' && a.type !== 'webhook');
-    const next = changed ? derive({ ...t, updated_at: now() }, config) : current;
+    // The ticket's activity shows these changes as the system's.
+    const next = changed ? derive(withActivity(current, { ...t, updated_at: now() }, SYSTEM, now()), config) : current;
     return { ticket: mark ? mark(next) : next };
   });
   if (!updated || skipped) return undefined;

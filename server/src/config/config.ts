@@ -39,6 +39,7 @@ const EnvSchema = z.object({
     .default(12),
   TICKETING_SESSION_MAX_DAYS: z.coerce.number().positive().max(3650).default(30),
   TICKETING_ADMIN_EMAIL: z.string().trim().toLowerCase().pipe(z.email()).default('admin@ticketing.localhost'),
+  TICKETING_EVENTS_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(25),
   TICKETING_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   TICKETING_INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TICKETING_INBOUND_SMTP_HOST: z.string().min(1).optional(),
@@ -121,6 +122,8 @@ export interface Config {
   customerMailPerHour: number;
   /** The built-in mail receiver (inbound/); undefined: off. */
   inboundSmtp: InboundSmtpConfig | undefined;
+  /** How often /v1/events sends a comment to keep idle connections (and proxies) open. */
+  eventsHeartbeatMs: number;
   /** Set: every store is in PostgreSQL and several instances may share it; unset: JSON files in dataDir. */
   database: DatabaseConfig | undefined;
 }
@@ -207,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             tlsCert: e.TICKETING_INBOUND_TLS_CERT,
             tlsKey: e.TICKETING_INBOUND_TLS_KEY,
           },
+    eventsHeartbeatMs: e.TICKETING_EVENTS_HEARTBEAT_SECONDS * 1000,
     database: e.TICKETING_DATABASE_URL
       ? {
           url: e.TICKETING_DATABASE_URL,

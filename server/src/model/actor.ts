@@ -1,5 +1,6 @@
 import type { AgentRole } from './agents.js';
 import type { KeyMode } from './keys.js';
+import type { ActorRef } from './tickets.js';
 
 /** The key a request came with, as far as anything after authentication needs to know it. */
 export interface KeyRef {
@@ -55,4 +56,10 @@ export function mayAccess(actor: RequestActor, access: Access): boolean {
   if (access === 'staff') return isStaff(actor);
   if (access === 'admin') return isAdmin(actor);
   return true;
+}
+
+/** How a ticket's activity and live events name who acted: an agent by id and name, anyone else by kind (never a key). */
+export function actorRef(actor: Actor): ActorRef {
+  if (actor.kind === 'agent') return { kind: 'agent', id: actor.agent.id, name: actor.agent.name };
+  return { kind: actor.kind };
 }

@@ -54,6 +54,29 @@ export type Rating = z.infer<typeof RatingSchema>;
 
 export const FieldValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 
+/** Who did something, in a ticket's activity and in live events: an agent by id and name, anyone else by kind. */
+export const ActorRefSchema = z
+  .strictObject({
+    kind: z.enum(['agent', 'key', 'customer', 'system']),
+    id: z.string().optional(),
+    name: z.string().optional(),
+  })
+  .meta({ id: 'ActorRef' });
+export type ActorRef = z.infer<typeof ActorRefSchema>;
+
+/** One change of a ticket's state (staff only), shown between its messages. */
+export const ActivityEntrySchema = z
+  .strictObject({
+    id: z.string().describe('act_…'),
+    type: z.enum(['status', 'priority', 'assignee', 'tags', 'close_request', 'rating', 'merged']),
+    at: isoTime,
+    actor: ActorRefSchema,
+    from: z.unknown().optional(),
+    to: z.unknown().optional(),
+  })
+  .meta({ id: 'ActivityEntry' });
+export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
+
 /** The full view (secret keys, webhooks). The stored record is this plus internal fields (store/). */
 export const TicketSchema = z
   .strictObject({
@@ -77,12 +100,25 @@ export const TicketSchema = z
     closed_at: isoTime.nullable(),
     created_at: isoTime,
     updated_at: isoTime,
+    activity: z
+      .array(ActivityEntrySchema)
+      .optional()
+      .describe('changes of status, priority, assignee, tags, close request and rating, oldest first (staff only)'),
+    merged_into: z
+      .string()
+      .optional()
+      .describe('tkt_…: present once this ticket was merged into that one (/merge), which holds its messages'),
   })
   .meta({ id: 'Ticket' });
 export type Ticket = z.infer<typeof TicketSchema>;
 
 /** What a public key sees: no internal assignment, tags or SLA deadline. */
-export const PublicTicketSchema = TicketSchema.omit({ agent_id: true, tags: true, due_at: true }).meta({
+export const PublicTicketSchema = TicketSchema.omit({
+  agent_id: true,
+  tags: true,
+  due_at: true,
+  activity: true,
+}).meta({
   id: 'PublicTicket',
 });
 export type PublicTicket = z.infer<typeof PublicTicketSchema>;
@@ -104,7 +140,12 @@ export const LastMessageSchema = z
 export type LastMessage = z.infer<typeof LastMessageSchema>;
 
 /** One row of /list (and the `ticket` of a live event). */
-export const TicketListItemSchema = TicketSchema.omit({ message: true, replies: true, attachments: true })
+export const TicketListItemSchema = TicketSchema.omit({
+  message: true,
+  replies: true,
+  attachments: true,
+  activity: true,
+})
   .extend({
     reply_count: z.number().int().min(0).describe('replies and internal notes'),
     last_reply_at: isoTime.nullable(),
@@ -156,6 +197,20 @@ export const CountsSchema = z
   .meta({ id: 'Counts' });
 export type Counts = z.infer<typeof CountsSchema>;
 
+/** /bulk: one result per ticket named, in the order named. */
+export const BulkResultSchema = z
+  .strictObject({
+    results: z.array(
+      z.strictObject({
+        id: z.string(),
+        ok: z.boolean(),
+        ticket: TicketSchema.optional(),
+        error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'BulkResult' });
+
 /** What happens to tickets: the events of rules, the audit log and webhooks. */
 export const TICKET_EVENTS = [
   'ticket.created',
@@ -164,6 +219,8 @@ export const TICKET_EVENTS = [
   'ticket.status_changed',
   'ticket.priority_changed',
   'ticket.assigned',
+  'ticket.tags_changed',
+  'ticket.merged',
   'ticket.rated',
   'ticket.close_requested',
   'ticket.close_resolved',

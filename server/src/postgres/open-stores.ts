@@ -7,6 +7,7 @@ import { PgConfigStore } from './pg-config-store.js';
 import { PgJobStore } from './pg-job-store.js';
 import { PgKeyStore } from './pg-key-store.js';
 import { PgLeadership } from './pg-leadership.js';
+import { PgLiveBus } from './pg-live-bus.js';
 import { PgLog } from './pg-log.js';
 import { PgSessionStore } from './pg-session-store.js';
 import { PgRateLimiter } from './pg-rate-limiter.js';
@@ -31,6 +32,7 @@ export async function openPostgresStores(
     const configStore = await PgConfigStore.open(db, logger);
     const rateLimiter = new PgRateLimiter(db, () => clock().getTime());
     const leadership = new PgLeadership(db, rateLimiter, () => clock().getTime());
+    const liveBus = await PgLiveBus.open(db);
     return {
       configStore,
       keys: new PgKeyStore(db, envKeys),
@@ -44,6 +46,7 @@ export async function openPostgresStores(
       rateLimiter,
       unit: db.unit,
       leadership,
+      liveBus,
       probe: async () => {
         await db.sql`SELECT 1`;
       },

@@ -1,4 +1,5 @@
 import { runActions, type AutomationDeps } from '../automation/actions.js';
+import { withActivity } from '../tickets/activity.js';
 import { derive } from '../tickets/sla.js';
 import type { TicketEvents } from '../events/events.js';
 import { SYSTEM } from '../model/index.js';
@@ -6,6 +7,7 @@ import type { KeyMode, StoredTicket } from '../store/ticket-store.js';
 import type { UnitOfWork } from '../store/unit-of-work.js';
 import { setStatus } from '../tickets/statuses.js';
 import { firstClosedStatus, isClosedStatus } from '../tickets/statuses.js';
+import type { LiveEvents } from '../live/live-events.js';
 import type { Leadership } from './leadership.js';
 
 const MINUTE = 60_000;
@@ -16,6 +18,8 @@ export interface SchedulerDeps extends AutomationDeps {
   leadership: Leadership;
   unit: UnitOfWork;
   events: TicketEvents;
+  /** Escalations raise no ticket event; the console's stream hears of them here. */
+  live: Pick<LiveEvents, 'changed'>;
 }
 
 /**
@@ -85,8 +89,8 @@ export class Scheduler {
     for (const { id, entry } of due) {
       const mark = (t: StoredTicket) => ({ ...t, escalated: [...(t.escalated ?? []), entry.id] });
       const fired = (t: StoredTicket) => (t.escalated ?? []).includes(entry.id);
-      await this.deps.unit(() =>
-        runActions(
+      await this.deps.unit(async () => {
+        const changed = await runActions(
           this.deps,
           mode,
           id,
@@ -95,8 +99,10 @@ export class Scheduler {
           'ticket.status_changed',
           mark,
           fired,
-        ),
-      );
+        );
+        // No ticket event is raised for an escalation; the console hears of it all the same.
+        if (changed) await this.deps.live.changed(mode, changed, SYSTEM);
+      });
     }
   }
 
@@ -123,7 +129,8 @@ export class Scheduler {
       const last = current.replies.filter((r) => r.from_customer).at(-1)?.created_at ?? current.created_at;
       if (!fresh.autoclose.statuses.includes(current.status) || Date.parse(last) > cutoff) return { ticket: current };
       const at = this.deps.clock().toISOString();
-      return { ticket: derive(setStatus(current, firstClosedStatus(fresh.statuses), fresh.statuses, at), fresh) };
+      const closed = setStatus(current, firstClosedStatus(fresh.statuses), fresh.statuses, at);
+      return { ticket: derive(withActivity(current, closed, SYSTEM, at), fresh) };
     });
     if (!updated || updated.status === previous?.status) return;
     await this.deps.events.emit({

@@ -257,6 +257,20 @@ describe('TicketIndex', () => {
           }
         }
       }
+      // A view and a status together (the console's status links inside a view).
+      for (const view of INBOX_VIEWS) {
+        for (const status of ['pending', 'closed']) {
+          for (const sort of LIST_SORTS) {
+            const want = [...model.values()]
+              .filter((t) => inView[view]!(t) && t.status === status)
+              .sort(orders[sort])
+              .map((t) => t.id);
+            const got = index.list({ view, status }, 5, 1, context(sort));
+            expect(got.total, `${view} ${status} ${sort}`).toBe(want.length);
+            expect(got.items.map((i) => i.id)).toEqual(want.slice(1, 6));
+          }
+        }
+      }
       for (const status of STATUSES) {
         expect(counts.statuses[status] ?? 0).toBe([...model.values()].filter((t) => t.status === status).length);
       }

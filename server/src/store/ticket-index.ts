@@ -1,4 +1,4 @@
-import type { Counts, ListSort, TicketListItem } from '../model/index.js';
+import type { Counts, InboxView, ListSort, TicketListItem } from '../model/index.js';
 import { NEWEST, type AutomationFacts, type ListContext, type ListFilter, type StoredTicket } from './ticket-store.js';
 
 interface Entry extends AutomationFacts {
@@ -151,6 +151,34 @@ const ORDERS: Record<ListSort, (a: Entry, b: Entry) => number> = {
 const beforeDue = (a: Entry, b: Entry) =>
   a.item.due_at! < b.item.due_at! || (a.item.due_at === b.item.due_at && a.item.id < b.item.id);
 
+/** Entries by (last_activity_at, id), oldest activity first. */
+const beforeActivity = (a: Entry, b: Entry) =>
+  a.item.last_activity_at < b.item.last_activity_at ||
+  (a.item.last_activity_at === b.item.last_activity_at && a.item.id < b.item.id);
+
+/** The slot of `e` in `list`, sorted by `before`. */
+function slot(list: Entry[], e: Entry, before: (a: Entry, b: Entry) => boolean): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(list[mid]!, e)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function sortedInsert(list: Entry[], e: Entry, before: (a: Entry, b: Entry) => boolean) {
+  const last = list[list.length - 1];
+  if (!last || before(last, e)) list.push(e);
+  else list.splice(slot(list, e, before), 0, e);
+}
+
+function sortedRemove(list: Entry[], e: Entry, before: (a: Entry, b: Entry) => boolean) {
+  const at = slot(list, e, before);
+  if (list[at] === e) list.splice(at, 1);
+}
+
 /** The first slot of `list` (sorted by due_at) whose due_at is at or after `at`. */
 function dueFrom(list: Entry[], at: string): number {
   let lo = 0;
@@ -188,8 +216,10 @@ export class TicketIndex {
   private unassigned = new Map<string, number>();
   /** Per agent, per status: tickets assigned. */
   private assigned = new Map<string, Map<string, number>>();
-  /** Tickets with a deadline, by due_at. */
-  private due: Entry[] = [];
+  /** Per status: tickets with a deadline, by due_at (the due views are a binary search in each). */
+  private dueByStatus = new Map<string, Entry[]>();
+  /** Every ticket by last activity (sort=activity walks it from the end). */
+  private byActivity: Entry[] = [];
 
   get size() {
     return this.ordered.length;
@@ -217,8 +247,11 @@ export class TicketIndex {
       this.statusList(e.item.status).push(e);
       this.account(e, 1);
     }
-    this.due = this.ordered.filter((e) => e.item.due_at !== null);
-    this.due.sort((a, b) => (beforeDue(a, b) ? -1 : beforeDue(b, a) ? 1 : 0));
+    this.dueByStatus.clear();
+    for (const e of this.ordered) if (e.item.due_at !== null) this.dueList(e.item.status).push(e);
+    for (const list of this.dueByStatus.values()) list.sort((a, b) => (beforeDue(a, b) ? -1 : beforeDue(b, a) ? 1 : 0));
+    this.byActivity = [...this.ordered];
+    this.byActivity.sort((a, b) => (beforeActivity(a, b) ? -1 : beforeActivity(b, a) ? 1 : 0));
   }
 
   put(t: StoredTicket) {
@@ -226,11 +259,9 @@ export class TicketIndex {
     const existing = this.byId.get(t.id);
     this.byId.set(t.id, entry);
     if (existing) {
-      this.account(existing, -1);
-      this.dueRemove(existing);
+      this.unlink(existing);
     }
-    this.account(entry, 1);
-    this.dueInsert(entry);
+    this.link(entry);
     if (existing) {
       this.ordered[position(this.ordered, existing.item)] = entry;
       if (existing.item.status === entry.item.status) {
@@ -251,8 +282,7 @@ export class TicketIndex {
     const existing = this.byId.get(id);
     if (!existing) return;
     this.byId.delete(id);
-    this.account(existing, -1);
-    this.dueRemove(existing);
+    this.unlink(existing);
     this.ordered.splice(position(this.ordered, existing.item), 1);
     const list = this.statusList(existing.item.status);
     list.splice(position(list, existing.item), 1);
@@ -280,9 +310,15 @@ export class TicketIndex {
     // The candidates: a due view reads its range of deadlines, a status its own list, else everything.
     let base: Entry[];
     let createdOrder = true;
+    const closed = new Set(context.closed);
     if (view === 'overdue' || view === 'due_soon') {
-      const from = dueFrom(this.due, context.now);
-      base = view === 'overdue' ? this.due.slice(0, from) : this.due.slice(from, dueFrom(this.due, context.soon));
+      base = [];
+      for (const [status, list] of this.dueByStatus) {
+        if (closed.has(status) || (filter.status !== undefined && status !== filter.status)) continue;
+        const from = dueFrom(list, context.now);
+        for (const e of view === 'overdue' ? list.slice(0, from) : list.slice(from, dueFrom(list, context.soon)))
+          base.push(e);
+      }
       createdOrder = false;
     } else {
       base = filter.status === undefined ? this.ordered : (this.byStatus.get(filter.status) ?? []);
@@ -291,7 +327,6 @@ export class TicketIndex {
       for (let i = base.length - 1 - offset; i >= 0 && items.length < limit; i--) items.push(base[i]!.item);
       return { items, total: base.length };
     }
-    const closed = new Set(context.closed);
     const me = context.me;
     const inView = (e: Entry): boolean => {
       if (view === undefined) return true;
@@ -311,6 +346,31 @@ export class TicketIndex {
           return open; // the due views: their range is the base
       }
     };
+    // A view alone (with or without a status), by creation or activity: the total comes from the
+    // counters, and the page from walking that order until it is full.
+    const viewOnly =
+      view !== undefined &&
+      view !== 'due_soon' &&
+      view !== 'overdue' &&
+      filter.category === undefined &&
+      filter.priority === undefined &&
+      filter.agent_id === undefined &&
+      email === undefined &&
+      filter.tag === undefined &&
+      q === undefined;
+    if ((viewOnly || onlyStatus) && (context.sort === 'created' || context.sort === 'activity')) {
+      const walk = context.sort === 'activity' ? this.byActivity : base;
+      let skipped = 0;
+      for (let i = walk.length - 1; i >= 0 && items.length < limit; i--) {
+        const e = walk[i]!;
+        if (filter.status !== undefined && e.item.status !== filter.status) continue;
+        if (!inView(e)) continue;
+        if (skipped++ < offset) continue;
+        items.push(e.item);
+      }
+      const total = view === undefined ? base.length : this.viewTotal(view, filter.status, context, closed);
+      return { items, total };
+    }
     const keep = context.sort === 'created' && createdOrder ? undefined : offset + limit;
     const order = ORDERS[context.sort];
     const top: Entry[] = [];
@@ -364,15 +424,35 @@ export class TicketIndex {
       views.needs_reply += this.waiting.get(status) ?? 0;
       views.unassigned += this.unassigned.get(status) ?? 0;
       views.mine += mine?.get(status) ?? 0;
-    }
-    const now = dueFrom(this.due, context.now);
-    const soon = dueFrom(this.due, context.soon);
-    for (let i = 0; i < soon; i++) {
-      if (closed.has(this.due[i]!.item.status)) continue;
-      if (i < now) views.overdue++;
-      else views.due_soon++;
+      const due = this.dueByStatus.get(status);
+      if (due) {
+        const now = dueFrom(due, context.now);
+        views.overdue += now;
+        views.due_soon += dueFrom(due, context.soon) - now;
+      }
     }
     return { views, statuses };
+  }
+
+  /** How many tickets a view holds (of one status, when given), from the counters. */
+  private viewTotal(view: InboxView, status: string | undefined, context: ListContext, closed: Set<string>) {
+    if (status === undefined) return this.counts(context).views[view];
+    const size = this.byStatus.get(status)?.length ?? 0;
+    const open = !closed.has(status);
+    switch (view) {
+      case 'needs_reply':
+        return open ? (this.waiting.get(status) ?? 0) : 0;
+      case 'unassigned':
+        return open ? (this.unassigned.get(status) ?? 0) : 0;
+      case 'mine':
+        return open && context.me !== undefined ? (this.assigned.get(context.me)?.get(status) ?? 0) : 0;
+      case 'open':
+        return open ? size : 0;
+      case 'closed':
+        return open ? 0 : size;
+      default:
+        return size;
+    }
   }
 
   /** Every ticket with its automation facts, oldest first (the scheduler's scan). */
@@ -392,25 +472,23 @@ export class TicketIndex {
     }
   }
 
-  private dueSlot(e: Entry) {
-    let lo = 0;
-    let hi = this.due.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (beforeDue(this.due[mid]!, e)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+  /** Adds an entry to the counters and the orders beside `ordered` and the status lists. */
+  private link(e: Entry) {
+    this.account(e, 1);
+    if (e.item.due_at !== null) sortedInsert(this.dueList(e.item.status), e, beforeDue);
+    sortedInsert(this.byActivity, e, beforeActivity);
   }
 
-  private dueInsert(e: Entry) {
-    if (e.item.due_at !== null) this.due.splice(this.dueSlot(e), 0, e);
+  private unlink(e: Entry) {
+    this.account(e, -1);
+    if (e.item.due_at !== null) sortedRemove(this.dueList(e.item.status), e, beforeDue);
+    sortedRemove(this.byActivity, e, beforeActivity);
   }
 
-  private dueRemove(e: Entry) {
-    if (e.item.due_at === null) return;
-    const at = this.dueSlot(e);
-    if (this.due[at] === e) this.due.splice(at, 1);
+  private dueList(status: string): Entry[] {
+    let list = this.dueByStatus.get(status);
+    if (!list) this.dueByStatus.set(status, (list = []));
+    return list;
   }
 
   private statusList(status: string): Entry[] {

@@ -1,4 +1,5 @@
 import type { TurnstileVerifier } from '../abuse/turnstile.js';
+import type { AuditLog } from '../audit/audit.js';
 import type { TicketEvents } from '../events/events.js';
 import type { Quotas } from '../files/quota.js';
 import type { KeyMode } from '../model/index.js';
@@ -19,4 +20,6 @@ export interface TicketDeps {
   /** Files and bytes per ticket and per address and hour, and the free-space floor. */
   quotas: Quotas;
   clock: () => Date;
+  /** Configuration changes a ticket route makes (/spam's blocklists) are recorded as /admin's are. */
+  audit: AuditLog;
 }

@@ -195,6 +195,9 @@ describe('GET /list: sorts, filters and rows', () => {
     });
     expect(rows.D).toMatchObject({ waiting_on: null, status: 'closed' });
     expect(rows.E).toMatchObject({ waiting_on: 'us', tags: ['vip'], priority: 'urgent' });
+    // The rule's tag is in E's activity, as the system's doing.
+    const e = (await s.call('GET', `/ticket?id=${t.E!.id}`)).body;
+    expect(e.activity[0]).toMatchObject({ type: 'tags', actor: { kind: 'system' }, from: [], to: ['vip'] });
     expect(rows.E.last_message).toMatchObject({ internal: true, preview: 'internal zulu: call them' });
     const fresh = await createTicket(s, { subject: 'Foxtrot', message: 'Just   the\tfirst message' });
     const row = (await list(`q=foxtrot`)).data[0];

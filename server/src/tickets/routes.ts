@@ -19,6 +19,7 @@ import {
 } from '../model/index.js';
 import { newId } from '../model/index.js';
 import type { IdempotencyRecord, ListContext, StoredTicket } from '../store/ticket-store.js';
+import { withActivity } from './activity.js';
 import type { TicketDeps } from './deps.js';
 import { checkFields } from './fields.js';
 import { checkCreator, ownerCheck, findTicket, secretKeyRequired } from './lookup.js';
@@ -43,7 +44,7 @@ const route = routeFor<TicketDeps>();
 const ENCODINGS = ['json', 'form', 'multipart'] as const;
 const ticketAnswer = (description: string) => ({ description, schema: TicketViewSchema });
 
-function emit(
+export function emit(
   deps: TicketDeps,
   actor: RequestActor,
   type: TicketEventType,
@@ -57,7 +58,7 @@ function emit(
  * Changes one ticket under its lock (with due_at recomputed) and emits the event; returns the ticket
  * as the listeners (rules) left it, and the one before.
  */
-async function change(
+export async function change(
   deps: TicketDeps,
   actor: RequestActor,
   ticketId: string,
@@ -69,7 +70,8 @@ async function change(
   let previous: StoredTicket | undefined;
   const updated = await deps.tickets[actor.mode].update(ticketId, (current) => {
     previous = owns(current);
-    return { ticket: derive(apply(structuredClone(current)), deps.configStore.get()) };
+    const next = withActivity(current, apply(structuredClone(current)), actor, deps.clock().toISOString());
+    return { ticket: derive(next, deps.configStore.get()) };
   });
   if (!updated || !previous) throw notFound('ticket');
   const ticket = type ? await emit(deps, actor, type, updated, { previous }) : updated;
@@ -354,7 +356,7 @@ const reply = route({
         if (macro?.status && statuses.some((s) => s.id === macro.status))
           next = setStatus(next, macro.status, statuses, at);
         if (macro?.priority) next = { ...next, priority: macro.priority };
-        return { ticket: derive(next, config), idempotency: record };
+        return { ticket: derive(withActivity(current, next, actor, at), config), idempotency: record };
       });
       if (!updated || !previous) throw notFound('ticket');
       let final = await emit(deps, actor, note ? 'ticket.note_added' : 'ticket.replied', updated, {

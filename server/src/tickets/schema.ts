@@ -104,3 +104,40 @@ export const RateInput = z.object({
   comment: optional(z.string().max(2000, 'must be at most 2,000 characters')),
   email: ownerEmail,
 });
+
+/** Tag names: as /admin `tags` names them. A form sends a comma-separated list, JSON an array. */
+const tagList = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(',').filter((x) => x.trim() !== '') : v),
+  z.array(z.string().trim().min(1, 'must not be empty').max(50, 'must be at most 50 characters')).max(50),
+);
+
+export const TagsInput = z.object({
+  ticket_id: id,
+  add: optional(tagList),
+  remove: optional(tagList),
+});
+
+const agentId = z.preprocess((v) => (v === '' ? null : v), z.string().max(100).nullable());
+
+export const BulkInput = z.object({
+  ticket_ids: z.array(id).min(1, 'must name at least one ticket').max(100, 'at most 100 tickets at once'),
+  set: z.object({
+    status: optional(z.string().trim().max(32)),
+    priority: optional(z.enum(PRIORITIES, `must be one of ${PRIORITIES.join(', ')}`)),
+    agent_id: agentId.optional().describe('an agent id, or null to unassign'),
+    add_tags: optional(tagList),
+    remove_tags: optional(tagList),
+  }),
+});
+
+export const MergeInput = z.object({
+  ticket_id: id.describe('the ticket that is merged (it is closed, with merged_into)'),
+  into_id: id.describe('the ticket that receives its messages and files'),
+});
+
+export const SpamInput = z.object({
+  ticket_id: id,
+  block: optional(z.enum(['email', 'domain'], 'must be email or domain')).describe(
+    "also block the sender's address or domain (blocklists)",
+  ),
+});

@@ -7,9 +7,9 @@ export function fullView(t: StoredTicket): Ticket {
   return rest;
 }
 
-/** What a customer sees: no internal assignment, tags or SLA deadline. */
+/** What a customer sees: no internal assignment, tags, SLA deadline, activity or notes. */
 export function publicView(t: StoredTicket): PublicTicket {
-  const { agent_id: _a, tags: _t, due_at: _d, escalated: _e, idempotency: _i, ...rest } = t;
+  const { agent_id: _a, tags: _t, due_at: _d, activity: _y, escalated: _e, idempotency: _i, ...rest } = t;
   // Internal notes are support's alone: a customer's view has no trace of them (their files included).
   return t.replies.some(isNote) ? { ...rest, replies: t.replies.filter((r) => !isNote(r)) } : rest;
 }

@@ -1,0 +1,183 @@
+import type { TicketEvent } from '../events/events.js';
+import { actorRef, randomToken, type Actor, type KeyMode, type RequestActor, type Ticket } from '../model/index.js';
+import { listItem } from '../store/ticket-index.js';
+import type { LiveBus, LiveMessage } from './bus.js';
+
+/** Ticket events as the stream names them: the console needs to know created, replied and the rest. */
+function streamType(type: TicketEvent['type']): string {
+  switch (type) {
+    case 'ticket.created':
+    case 'ticket.replied':
+    case 'ticket.note_added':
+    case 'ticket.deleted':
+      return type;
+    default:
+      return 'ticket.changed';
+  }
+}
+
+/** A listener's identity for echo suppression (their own typing). */
+export const selfOf = (actor: RequestActor) =>
+  actor.kind === 'agent' ? `agent:${actor.agent.id}` : actor.kind === 'key' ? `key:${actor.key.id}` : 'customer';
+
+interface Listener {
+  mode: KeyMode;
+  self: string;
+  /** Writes a chunk; false: the client does not keep up, and the connection is ended. */
+  write(chunk: string): boolean;
+  end(): void;
+}
+
+export interface LiveOptions {
+  heartbeatMs: number;
+  /** Events kept per mode for Last-Event-ID. */
+  ringSize?: number;
+  /** After the last listener leaves, events are still kept this long, for a reconnect to resume. */
+  graceMs?: number;
+  now?: () => number;
+}
+
+const sse = (event: string, data: unknown, id?: string) =>
+  `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * The hub of /v1/events: the listeners connected to this instance, and the newest events of each mode
+ * (a bounded ring) for a client that reconnects with Last-Event-ID. Events come from the bus, so every
+ * instance sees every instance's events with the same ids. Nobody listening costs nothing: no rows are
+ * built (with the local bus), no timer runs.
+ */
+export class LiveEvents {
+  private readonly listeners = new Set<Listener>();
+  private readonly rings: Record<KeyMode, { id: string; chunk: string }[]> = { live: [], test: [] };
+  private readonly origin = randomToken(10);
+  private seq = 0;
+  private lastLeft = Number.NEGATIVE_INFINITY;
+  private closed = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly ringSize: number;
+  private readonly graceMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly bus: LiveBus & { shared?: boolean },
+    private readonly options: LiveOptions,
+  ) {
+    this.ringSize = options.ringSize ?? 1000;
+    this.graceMs = options.graceMs ?? 10 * 60_000;
+    this.now = options.now ?? Date.now;
+    bus.subscribe((m) => this.deliver(m));
+  }
+
+  /** How many streams are open on this instance. */
+  get listening() {
+    return this.listeners.size;
+  }
+
+  /** Whether the heartbeat timer runs (only while someone listens). */
+  get beating() {
+    return this.heartbeat !== undefined;
+  }
+
+  /** Someone listens here, or did a moment ago (and may come back for what they missed). */
+  private get wanted() {
+    return this.listeners.size > 0 || this.now() - this.lastLeft < this.graceMs;
+  }
+
+  /** The TicketEvents listener (it runs last, so it sees the ticket as rules left it). */
+  listener() {
+    return (e: TicketEvent) => this.tell(e.mode, streamType(e.type), e.ticket, e.actor);
+  }
+
+  /** A change that raises no ticket event (an escalation's actions) still reaches the listeners. */
+  changed(mode: KeyMode, ticket: Ticket, actor: Actor) {
+    return this.tell(mode, 'ticket.changed', ticket, actor);
+  }
+
+  private async tell(mode: KeyMode, type: string, ticket: Ticket, actor: Actor) {
+    // Another instance may have listeners: a shared bus always carries the event.
+    if (!this.bus.shared && !this.wanted) return;
+    await this.bus.publish({
+      kind: 'ticket',
+      mode,
+      id: `${this.origin}-${++this.seq}`,
+      type,
+      ticket_id: ticket.id,
+      ticket: listItem(ticket),
+      by: actorRef(actor),
+    });
+  }
+
+  typing(actor: RequestActor, ticketId: string) {
+    if (!this.bus.shared && this.listeners.size === 0) return Promise.resolve();
+    const agent =
+      actor.kind === 'agent'
+        ? { id: actor.agent.id, name: actor.agent.name }
+        : { id: selfOf(actor), name: actor.key.prefix };
+    return this.bus.publish({ kind: 'typing', mode: actor.mode, ticket_id: ticketId, agent, from: selfOf(actor) });
+  }
+
+  private deliver(m: LiveMessage) {
+    if (m.kind === 'typing') {
+      const chunk = sse('typing', { ticket_id: m.ticket_id, agent: m.agent });
+      for (const l of this.listeners) if (l.mode === m.mode && l.self !== m.from) this.send(l, chunk);
+      return;
+    }
+    if (!m.ticket || !this.wanted) return;
+    const chunk = sse(m.type, { ticket: m.ticket, by: m.by }, m.id);
+    const ring = this.rings[m.mode];
+    ring.push({ id: m.id, chunk });
+    if (ring.length > this.ringSize) ring.splice(0, ring.length - this.ringSize);
+    for (const l of this.listeners) if (l.mode === m.mode) this.send(l, chunk);
+  }
+
+  private send(l: Listener, chunk: string) {
+    if (!l.write(chunk)) this.drop(l);
+  }
+
+  private drop(l: Listener) {
+    if (!this.listeners.delete(l)) return;
+    l.end();
+    if (this.listeners.size === 0) {
+      this.lastLeft = this.now();
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+    }
+  }
+
+  /**
+   * Adds a listener and sends what it missed since `lastEventId`, or a `reset` event when that is no
+   * longer kept (the client reloads). Returns the function that removes it.
+   */
+  connect(mode: KeyMode, self: string, lastEventId: string | undefined, l: Omit<Listener, 'mode' | 'self'>) {
+    const listener: Listener = { mode, self, ...l };
+    if (this.closed) {
+      l.end();
+      return () => {};
+    }
+    this.listeners.add(listener);
+    let first = 'retry: 3000\n: connected\n\n';
+    if (lastEventId !== undefined) {
+      const ring = this.rings[mode];
+      const at = ring.findIndex((e) => e.id === lastEventId);
+      first +=
+        at >= 0
+          ? ring
+              .slice(at + 1)
+              .map((e) => e.chunk)
+              .join('')
+          : sse('reset', {});
+    }
+    this.send(listener, first);
+    this.heartbeat ??= setInterval(() => {
+      for (const x of this.listeners) this.send(x, ': ping\n\n');
+    }, this.options.heartbeatMs).unref();
+    return () => this.drop(listener);
+  }
+
+  /** Ends every stream (the server stops: it must not wait for them). */
+  async close() {
+    this.closed = true;
+    for (const l of [...this.listeners]) this.drop(l);
+    await this.bus.close();
+  }
+}

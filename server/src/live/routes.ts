@@ -1,0 +1,87 @@
+import { PassThrough } from 'node:stream';
+import { z } from 'zod';
+import { id, optional } from '../http/coerce.js';
+import { notFound } from '../http/errors.js';
+import { routeFor } from '../http/route.js';
+import type { KeyMode } from '../model/index.js';
+import type { TicketStore } from '../store/ticket-store.js';
+import type { LiveEvents } from './live-events.js';
+import { selfOf } from './live-events.js';
+
+/** What the live routes need from the app. */
+export interface LiveDeps {
+  live: LiveEvents;
+  tickets: Record<KeyMode, TicketStore>;
+}
+
+const route = routeFor<LiveDeps>();
+
+/** A client whose unsent events pass this is too slow: its stream ends, and it resumes by Last-Event-ID. */
+const MAX_BUFFERED = 1024 * 1024;
+
+const EventsQuery = z.object({
+  last_event_id: optional(z.string().max(100)).describe(
+    'where to resume, for clients that cannot send the Last-Event-ID header',
+  ),
+});
+
+const events = route({
+  method: 'get',
+  path: '/events',
+  access: 'staff',
+  summary: 'Live events of tickets (server-sent events)',
+  description:
+    'A text/event-stream: ticket.created, ticket.replied, ticket.note_added, ticket.changed and ' +
+    'ticket.deleted with `{ ticket: <list row>, by: { kind, id?, name? } }` and an `id:`; `typing` with ' +
+    '`{ ticket_id, agent: { id, name } }`; `reset` when the events after Last-Event-ID are no longer kept ' +
+    '(reload); a `: ping` comment keeps the connection open.',
+  query: EventsQuery,
+  responses: {
+    200: {
+      description: 'The stream, until the client leaves',
+      media: { 'text/event-stream': { type: 'string' } },
+      headers: ['Cache-Control'],
+    },
+  },
+  async handler({ actor, query, ctx }, deps) {
+    const last = ctx.get('Last-Event-ID') || query.last_event_id;
+    const stream = new PassThrough();
+    // A long-lived answer: no socket timeout, and each event leaves at once.
+    ctx.req.socket.setTimeout(0);
+    ctx.req.socket.setNoDelay(true);
+    ctx.req.socket.setKeepAlive(true);
+    ctx.type = 'text/event-stream';
+    ctx.body = stream;
+    const disconnect = deps.live.connect(actor.mode, selfOf(actor), last || undefined, {
+      write: (chunk) => {
+        if (stream.writableLength > MAX_BUFFERED) return false;
+        stream.write(chunk);
+        return true;
+      },
+      end: () => stream.end(),
+    });
+    ctx.res.once('close', disconnect); // the client left (the response's close, not the request's, which may come early)
+    stream.once('close', disconnect);
+    return { headers: { 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' } };
+  },
+});
+
+const TypingInput = z.object({ ticket_id: id });
+
+const typing = route({
+  method: 'post',
+  path: '/typing',
+  access: 'staff',
+  summary: 'Tell the other listeners of /events that you are writing on a ticket',
+  description: 'Sends a `typing` event to every other listener; repeat every few seconds while writing.',
+  body: { schema: TypingInput, encodings: ['json', 'form', 'multipart'] },
+  responses: { 204: { description: 'Sent' } },
+  errors: { 404: ['ticket_not_found'] },
+  async handler({ actor, body }, deps) {
+    if (!(await deps.tickets[actor.mode].get(body.ticket_id))) throw notFound('ticket');
+    await deps.live.typing(actor, body.ticket_id);
+    return { status: 204 };
+  },
+});
+
+export const liveRoutes = [events, typing];
