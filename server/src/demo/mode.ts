@@ -44,6 +44,9 @@ async function demoAgent(dataDir: string, configStore: ConfigStore, first: First
         two_factor_secret: null,
         passkeys: [],
         must_change_password: false,
+        two_factor_pending: null,
+        recovery_codes: [],
+        totp_last_step: 0,
         created_at: at.toISOString(),
       },
     ];

@@ -3,6 +3,7 @@ import { ApiError } from '../http/errors.js';
 import { sha256 } from '../keys/keys.js';
 import type { SessionView, StoredAgent } from '../model/index.js';
 import { verifyPassword } from '../settings/passwords.js';
+import { useSecondFactor } from './totp.js';
 import { csrfToken, newSessionId, passwordFingerprint, setSessionCookie, type SessionDeps } from './session-cookie.js';
 
 /** Failed sign-ins allowed in the window, per email and per client address. */
@@ -14,14 +15,14 @@ const addressKey = (ip: string) => `ip|${ip}`;
 const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'The email or the password is wrong.');
 
 /**
- * Checks an email and password, with the brute-force limits. The attempt is counted as a failure
+ * Checks an email and password (and, with two-factor on, the code), with the brute-force limits. The attempt is counted as a failure
  * before the password is checked and taken back if it was right: attempts sent all at once see each
  * other, so no more than the limit of them ever reach the check. Past the limit the answer is 429,
  * whether the password is right or not. An unknown email costs the same scrypt as a known one.
  */
 export async function checkPassword(
   deps: SessionDeps,
-  input: { email: string; password: string },
+  input: { email: string; password: string; code?: string | undefined },
   ip: string,
 ): Promise<StoredAgent> {
   const now = deps.clock().getTime();
@@ -44,9 +45,21 @@ export async function checkPassword(
   const agent = deps.configStore.get().agents.find((a) => a.email.toLowerCase() === email && a.active);
   const ok = await verifyPassword(input.password, agent?.password_hash ?? null);
   if (!agent || !ok) throw invalidCredentials();
+  if (agent.two_factor_secret) {
+    if (!input.code) {
+      // The right password without a code is no guess: it is taken back, and the code is asked for.
+      await deps.sessions.removeFailure(keys, now);
+      throw new ApiError(401, 'two_factor_required', 'Send the code from your authenticator app as `code`.', {
+        param: 'code',
+      });
+    }
+    // A wrong code stays counted: codes are guessed no faster than passwords.
+    if (!(await useSecondFactor(deps.configStore, agent, input.code, now)))
+      throw new ApiError(401, 'invalid_code', 'This code is wrong, or was used already.', { param: 'code' });
+  }
   await deps.sessions.removeFailure([keys[1]], now);
   await deps.sessions.clearFailures(keys[0]);
-  return agent;
+  return deps.configStore.get().agents.find((a) => a.id === agent.id) ?? agent;
 }
 
 /** How long until fewer than `limit` failures other than this one are in the window; 0: not limited. */

@@ -33,6 +33,10 @@ export async function upsertAgent(
     passkeys: input.passkeys ?? existing?.passkeys ?? [],
     // A password an admin sets is the agent's from then on; a one-time one comes from the CLI.
     must_change_password: input.password ? false : (existing?.must_change_password ?? false),
+    // An admin resetting two-factor (two_factor_secret null) takes the recovery codes with it.
+    two_factor_pending: existing?.two_factor_pending ?? null,
+    recovery_codes: input.two_factor_secret === undefined ? (existing?.recovery_codes ?? []) : [],
+    totp_last_step: existing?.totp_last_step ?? 0,
     created_at: existing?.created_at ?? at.toISOString(),
   };
   await store.update((d) => {
@@ -69,6 +73,9 @@ export async function createFirstAdmin(store: ConfigStore, email: string, at: Da
     two_factor_secret: null,
     passkeys: [],
     must_change_password: true,
+    two_factor_pending: null,
+    recovery_codes: [],
+    totp_last_step: 0,
     created_at: at.toISOString(),
   };
   await store.update((d) => void d.agents.push(agent));
