@@ -7,10 +7,10 @@ export function fullView(t: StoredTicket): Ticket {
   return rest;
 }
 
-/** What a customer sees: no internal assignment, tags or SLA deadline. */
+/** What a customer sees: no internal assignment, tags or SLA deadline, no agent's id on a reply. */
 export function publicView(t: StoredTicket): PublicTicket {
   const { agent_id: _a, tags: _t, due_at: _d, escalated: _e, idempotency: _i, ...rest } = t;
-  return rest;
+  return { ...rest, replies: rest.replies.map(({ agent_id: _g, ...r }) => r) };
 }
 
 export type View = 'full' | 'public';
