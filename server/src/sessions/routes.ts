@@ -19,7 +19,7 @@ import {
   passwordFingerprint,
   type SessionDeps,
 } from './session-cookie.js';
-import { checkPassword, sessionView, startSession } from './sign-in.js';
+import { checkPassword, countAttempt, sessionView, startSession } from './sign-in.js';
 import { newEnrolment, newRecoveryCodes, totpStep, useSecondFactor } from './totp.js';
 
 /** What the session routes need from the app. */
@@ -124,12 +124,15 @@ const changePassword = route({
     'An agent signed in with a one-time password must do this before anything else.',
   body: { schema: PasswordChangeSchema, encodings: ['json', 'form'] },
   responses: { 200: sessionAnswer('The password is changed: the new session') },
-  errors: { 403: ['session_required'] },
-  async handler({ actor, body, ctx }, deps) {
+  errors: { 403: ['session_required'], 429: ['too_many_attempts'] },
+  async handler({ actor, body, ctx, ip }, deps) {
     const { agent: who } = agentOf(actor);
     const found = (await currentSession(ctx, deps))!;
+    // Guessing the current password through a session is limited as sign-ins are.
+    const attempt = await countAttempt(deps, found.agent.email, ip);
     if (!(await verifyPassword(body.current_password, found.agent.password_hash)))
       throw validationError('current_password', 'is not your password');
+    await attempt.forgive();
     if (body.new_password === body.current_password)
       throw validationError('new_password', 'must differ from the current one');
     const hash = await hashPassword(body.new_password);
