@@ -49,9 +49,10 @@ const signIn = route({
   summary: 'Sign an agent in to the console',
   description:
     'Answers the agent and the CSRF token, and sets the session cookie (a new session every time). A wrong ' +
-    'password and an unknown email answer alike. With two-factor on, `code` (a TOTP code or a recovery code) ' +
-    'is needed too: 401 two_factor_required without it, invalid_code when wrong. After 5 failures for one email or 20 from one address in ' +
-    '15 minutes: 429 too_many_attempts with Retry-After, even with the right password.',
+    'password and an unknown email answer alike. With two-factor on, `code` (a TOTP code or a recovery ' +
+    'code) is needed too: 401 two_factor_required without it, invalid_code when wrong. After 5 failures ' +
+    'for one email or 20 from one address in 15 minutes: 429 too_many_attempts with Retry-After, even ' +
+    'with the right password.',
   body: { schema: SignInSchema, encodings: ['json', 'form'] },
   responses: { 200: sessionAnswer('Signed in: the session cookie is set') },
   errors: {
