@@ -49,8 +49,12 @@ export async function openConsole(stack: Stack, path = '/console/', width = 1280
   return { page, errors, close: () => context.close() };
 }
 
-/** Signs in with the server's live secret key (the sign-in screen's key form). */
+/** Signs in with the server's live secret key (the sign-in screen's key form, behind its switch). */
 export async function signInWithKey(page: Page, key: string) {
-  await page.getByLabel('Secret key').fill(key);
+  const field = page.getByLabel('Secret key');
+  const useKey = page.getByRole('button', { name: 'Use a secret key' });
+  await Promise.race([field.waitFor(), useKey.waitFor()]);
+  if (!(await field.isVisible())) await useKey.click();
+  await field.fill(key);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket } from '@ticketing/server/test-support';
 import { openConsole, signInWithKey, SHOTS, startStack, type Stack } from './harness.js';
@@ -9,7 +11,50 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-describe('signing in to the console with a secret key (main has no session sign-in yet)', () => {
+describe('signing in to the console with a password', () => {
+  it('the first admin signs in with the one-time password, must choose a new one, then works; sign-out ends the session', async () => {
+    const text = await readFile(join(stack.api.dataDir, 'first-admin-password.txt'), 'utf8');
+    const email = /^email: (\S+)$/m.exec(text)![1]!;
+    const oneTime = /^password: (\S+)$/m.exec(text)![1]!;
+    const { page, errors, close } = await openConsole(stack);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('not the password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page
+      .getByText('The email or the password is wrong.')
+      .or(page.locator('[aria-invalid="true"]'))
+      .first()
+      .waitFor();
+    expect(await page.getByText('Where is my teapot?').count()).toBe(0);
+
+    await page.getByLabel('Password', { exact: true }).fill(oneTime);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await page.getByLabel('New password', { exact: true }).fill('my own console password');
+    await page.getByLabel('Repeat the new password').fill('my own console password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Where is my teapot?').first().waitFor();
+    const cookies = await page.context().cookies();
+    expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+      { name: 'ticketing_session', httpOnly: true, sameSite: 'Strict' },
+    ]);
+    // The cookie is out of the page's reach, and the session survives a reload.
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    await page.reload();
+    await page.getByText('Where is my teapot?').first().waitFor();
+    await page.getByRole('button', { name: /Sign out/ }).click();
+    await page.getByLabel('Email').waitFor();
+    // Dead on the server: the old cookie, sent again, is refused.
+    const replay = await fetch(`${stack.api.base}/list`, {
+      headers: { Cookie: `ticketing_session=${cookies[0]!.value}` },
+    });
+    expect(replay.status).toBe(401);
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
+
+describe('signing in to the console with a secret key', () => {
   it('refuses a public or unknown key next to the field, and lets nothing in', async () => {
     const { page, errors, close } = await openConsole(stack);
     for (const key of [stack.api.keys.pk, 'sk_live_nope']) {
@@ -35,10 +80,10 @@ describe('signing in to the console with a secret key (main has no session sign-
     await page.reload();
     await page.getByText('Where is my teapot?').first().waitFor();
     await page.getByRole('button', { name: /Sign out/ }).click();
-    await page.getByLabel('Secret key').waitFor();
+    await page.getByRole('button', { name: 'Use a secret key' }).waitFor(); // the password form first
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     await page.reload();
-    await page.getByLabel('Secret key').waitFor();
+    await page.getByRole('button', { name: 'Use a secret key' }).waitFor(); // the password form first
     expect(errors).toEqual([]);
     await close();
   });

@@ -23,6 +23,7 @@ import { startInbound, type Inbound } from './inbound/start.js';
 import { Outbox } from './outbox/outbox.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { endSessionsOnAgentChange } from './sessions/revocation.js';
+import { createFirstAdmin } from './settings/agents.js';
 import type { ConfigStore } from './store/config-store.js';
 import type { KeyStore } from './store/key-store.js';
 import { makeDir, writeFileDurable } from './store/durable-write.js';
@@ -36,10 +37,12 @@ import { VERSION } from './version.js';
 import { LiveEvents } from './live/live-events.js';
 import { webhookListener, webhookSender } from './webhooks/deliver.js';
 
-/** The first keys of a fresh data directory, in full (they exist in full only now). */
+/** The first keys of a fresh data directory, in full (they exist in full only now), and its admin agent. */
 export interface FirstKeys {
   pk: string;
   sk: string;
+  /** The admin agent's email and one-time password (it exists in plain text only now). */
+  admin: { id: string; email: string; password: string } | undefined;
 }
 
 /**
@@ -108,7 +111,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const stores = config.database
       ? await openPostgresStores(config.database, config.envKeys, clock, logger, print)
       : await openFileStores(dataDir, config.envKeys, clock, logger);
-    const firstKeys = await firstStart(stores, dataDir, {
+    const firstKeys = await firstStart(stores, dataDir, config.sessions.adminEmail, {
       print: options.extension?.printsFirstKeys === false ? undefined : print,
       terminal: options.terminal ?? Boolean(process.stdout.isTTY),
     });
@@ -310,7 +313,8 @@ function closer(parts: {
     })());
 }
 
-const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');
+export const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');
+export const firstAdminPasswordPath = (dataDir: string) => join(dataDir, 'first-admin-password.txt');
 
 /**
  * The first keys of an empty data directory. The public key is printed (it is public); the secret
@@ -321,6 +325,7 @@ const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.
 async function firstStart(
   { configStore, keys }: Pick<Stores, 'configStore' | 'keys'>,
   dataDir: string,
+  adminEmail: string,
   show: { print: ((line: string) => void) | undefined; terminal: boolean },
 ): Promise<FirstKeys | undefined> {
   if (!configStore.created || (await keys.list()).length) return undefined;
@@ -341,5 +346,19 @@ async function firstStart(
       print('    standard output is not a terminal, so it is not printed). Keep it safe, then delete the file.');
     }
   }
-  return { pk: pk.key, sk: sk.key };
+  const made = await createFirstAdmin(configStore, adminEmail, new Date());
+  const admin = made && { id: made.agent.id, email: made.agent.email, password: made.password };
+  if (print && admin) {
+    print('Created the admin agent for the support console (/console/). The password works once: choose');
+    print('your own at the first sign-in (a new one: ticketing agents reset-password <email>).');
+    print(`  email:    ${admin.email}`);
+    if (show.terminal) {
+      print(`  password: ${admin.password}`);
+    } else {
+      const path = firstAdminPasswordPath(dataDir);
+      await writeFileDurable(path, `email: ${admin.email}\npassword: ${admin.password}\n`);
+      print(`  password: in ${path} (readable only by this user). Delete the file after signing in.`);
+    }
+  }
+  return { pk: pk.key, sk: sk.key, admin };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { BackupError } from './backup/archive.js';
 import { BACKUP_USAGE, backupCommand, restoreCommand } from './cli/backup-command.js';
+import { AGENTS_USAGE, agentsCommand } from './cli/agents-command.js';
 import { CliError } from './cli/data-dir-access.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys-command.js';
 import { MIGRATE_USAGE, migrateCommand } from './cli/migrate-command.js';
@@ -13,6 +14,7 @@ import { StartupError } from './store/startup-error.js';
 const USAGE = `Usage:
   ticketing start                                   start the server (same as node dist/main.js)
 ${KEYS_USAGE}
+${AGENTS_USAGE}
 ${BACKUP_USAGE}
 ${MIGRATE_USAGE}
 
@@ -29,9 +31,10 @@ async function run(): Promise<number> {
   }
   if (command === 'restore') return restoreCommand(rest);
   if (command === 'migrate') return migrateCommand(rest, loadConfig().dataDir);
-  if (command === 'keys' || command === 'backup') {
+  if (command === 'keys' || command === 'backup' || command === 'agents') {
     const { dataDir, database } = loadConfig();
     if (command === 'keys') return keysCommand(rest, dataDir, database);
+    if (command === 'agents') return agentsCommand(rest, dataDir, database);
     // A backup is of a data directory, which a server on PostgreSQL does not read.
     if (database)
       throw new CliError(

@@ -64,7 +64,9 @@ describe('ticketing migrate --to', () => {
     });
     expect(bytes.status).toBe(200);
     expect(Buffer.from(await bytes.arrayBuffer())).toEqual(PNG_1PX);
+    // Both agents: the first start's admin and the one made here.
     expect((await moved2.call('GET', '/admin?r=agents')).body.agents.map((a: { name: string }) => a.name)).toEqual([
+      'Admin',
       'Grace',
     ]);
     const audit = (await moved2.call('GET', '/admin?r=audit')).body.audit;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailAddress } from '../model/common.js';
 
 // Environment variables are strings; these helpers accept the usual spellings and refuse the rest,
 // so a typo in a setting stops the boot instead of silently meaning "off".
@@ -38,7 +39,8 @@ const EnvSchema = z.object({
     .max(24 * 365)
     .default(12),
   TICKETING_SESSION_MAX_DAYS: z.coerce.number().positive().max(3650).default(30),
-  TICKETING_ADMIN_EMAIL: z.string().trim().toLowerCase().pipe(z.email()).default('admin@ticketing.localhost'),
+  // The address /admin accepts for an agent, so the first admin can be edited there as it is.
+  TICKETING_ADMIN_EMAIL: z.string().trim().toLowerCase().pipe(emailAddress()).default('admin@ticketing.localhost'),
   TICKETING_EVENTS_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(25),
   TICKETING_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   TICKETING_INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),

@@ -6,6 +6,7 @@ import { packSnapshot } from '../backup/archive.js';
 import { takeSnapshot } from '../backup/snapshot.js';
 import type { Deps } from '../deps.js';
 import { addKey, KeyCommandError, listKeys, revokeKey } from '../keys/commands.js';
+import { AgentNotFoundError, resetPasswordCommand } from '../sessions/reset-password.js';
 import { LAYOUT } from '../store/layout.js';
 import { controlSocketPath } from './socket-path.js';
 
@@ -27,6 +28,7 @@ const MAX_BODY = 64 * 1024;
  *   GET  /keys          { keys: [KeyView] }
  *   POST /keys          { kind, mode, origins?, label? } -> 201 { key, view }
  *   POST /keys/revoke   { target } -> { view }
+ *   POST /agents/reset-password  { email } -> { email, password } (a one-time password)
  *   GET  /backup        a tar archive of a consistent snapshot (see backup/)
  */
 export async function startControlServer(dataDir: string, deps: Deps, url: string): Promise<ControlServer> {
@@ -43,6 +45,8 @@ export async function startControlServer(dataDir: string, deps: Deps, url: strin
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
+      if (err instanceof AgentNotFoundError)
+        return send(res, 404, { error: { code: 'agent_not_found', message: err.message } });
       if (err instanceof KeyCommandError) {
         const status = err.code === 'validation_failed' ? 400 : err.code === 'key_not_found' ? 404 : 409;
         return send(res, status, { error: { code: err.code, message: err.message } });
@@ -65,6 +69,11 @@ export async function startControlServer(dataDir: string, deps: Deps, url: strin
       if (typeof target !== 'string' || !target)
         throw new KeyCommandError('validation_failed', 'target: a key id or prefix is required');
       return send(res, 200, { view: await revokeKey(deps.keys, deps.audit, target, deps.clock()) });
+    }
+    if (route === 'POST /agents/reset-password') {
+      const { email } = (await body(req)) as { email?: unknown };
+      if (typeof email !== 'string' || !email) throw new AgentNotFoundError('email: an agent’s email is required');
+      return send(res, 200, await resetPasswordCommand(deps, email, deps.clock()));
     }
     if (route === 'GET /backup') {
       // Tickets the journal holds become their files first: the archive is plain files, counted by path.

@@ -11,6 +11,8 @@ export interface DemoKeys {
   publicKey: string;
   secretKey: string;
   url: string;
+  /** The demo agent's sign-in for the console (older demo directories have none). */
+  agent?: { email: string; password: string };
 }
 
 const demoKeysPath = (dataDir: string) => join(dataDir, 'demo-keys.json');

@@ -30,6 +30,13 @@ const me = async (url: string, key: string) =>
     key: { kind: string; mode: string };
   }>;
 
+const signIn = async (url: string, email: string, password: string) =>
+  (await fetch(`${url}/v1/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  }).then((r) => r.json())) as { agent: { role: string; must_change_password: boolean } };
+
 describe('the first start', () => {
   it('writes the secret key to a 0600 file and prints only where, when standard output is not a terminal', async () => {
     const dir = await dataDir();
@@ -46,6 +53,17 @@ describe('the first start', () => {
     expect(sk).toMatch(new RegExp(`^${SECRET_KEY.source}$`));
     expect((await me(child.url, sk)).key).toMatchObject({ kind: 'secret', mode: 'live' });
     expect((await me(child.url, PUBLIC_KEY.exec(out)![0])).key).toMatchObject({ kind: 'public', mode: 'live' });
+    // The admin agent's one-time password goes the same way: into a 0600 file, never to the log.
+    const adminPath = join(dir, 'first-admin-password.txt');
+    expect(out).toContain('admin@ticketing.localhost');
+    expect(out).toContain(adminPath);
+    expect((await stat(adminPath)).mode & 0o777).toBe(0o600);
+    const password = /^password: (\S+)$/m.exec(await readFile(adminPath, 'utf8'))![1]!;
+    expect(out).not.toContain(password);
+    expect((await signIn(child.url, 'admin@ticketing.localhost', password)).agent).toMatchObject({
+      role: 'admin',
+      must_change_password: true,
+    });
   });
 
   it('prints the secret key to a terminal and writes no file', async () => {
@@ -58,5 +76,9 @@ describe('the first start', () => {
     expect(out).toMatch(PUBLIC_KEY);
     expect(existsSync(join(dir, 'first-secret-key.txt'))).toBe(false);
     expect((await me(child.url, sk!)).key).toMatchObject({ kind: 'secret', mode: 'live' });
+    const password = /password: (\S+)/.exec(out)?.[1];
+    expect(password, out).toBeDefined();
+    expect(existsSync(join(dir, 'first-admin-password.txt'))).toBe(false);
+    expect((await signIn(child.url, 'admin@ticketing.localhost', password!)).agent.role).toBe('admin');
   });
 });

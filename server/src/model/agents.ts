@@ -30,6 +30,12 @@ export const StoredAgentSchema = z.object({
   passkeys: z.array(z.object({ id: z.string(), public_key: z.string() })).default([]),
   /** Set with a one-time password (the first start, the reset command): the agent must choose their own. */
   must_change_password: z.boolean().default(false),
+  /** A TOTP secret being enrolled, until the agent confirms it with a code (then two_factor_secret). */
+  two_factor_pending: z.string().nullable().default(null),
+  /** The SHA-256 of each unused recovery code. */
+  recovery_codes: z.array(z.string()).default([]),
+  /** The last TOTP time step used: a code is good once (no replay within its 30 s). */
+  totp_last_step: z.number().int().default(0),
   created_at: z.string(),
 });
 export type StoredAgent = z.infer<typeof StoredAgentSchema>;

@@ -32,6 +32,8 @@ export const ReplySchema = z
     message: z.string(),
     from_customer: z.boolean(),
     author: z.string().nullable(),
+    /** The agent whose console session wrote it (support's view only; customers see `author`). */
+    agent_id: z.string().optional(),
     created_at: isoTime,
     attachments: z.array(AttachmentSchema),
     internal: z

@@ -80,6 +80,28 @@ describe('failed sign-ins', () => {
     expect(answers.filter((a) => a.status === 429).length).toBe(12 - checked);
   });
 
+  it('limits guessing the current password through a session as sign-ins are limited', async () => {
+    const s = await server();
+    const agent = await makeAgent(s);
+    const signedIn = await signIn(s, agent.email, PASSWORD);
+    const headers = {
+      Cookie: signedIn.headers.getSetCookie()[0]!.split(';')[0]!,
+      'X-CSRF-Token': signedIn.body.csrf_token,
+      'X-Forwarded-For': '198.51.100.7',
+    };
+    const change = (current_password: string) =>
+      s.call('POST', '/session/password', {
+        key: null,
+        headers,
+        json: { current_password, new_password: 'a brand new password' },
+      });
+    for (let i = 0; i < 5; i++) expect((await change(`guess ${i}`)).body.error.param).toBe('current_password');
+    const locked = await change(PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(locked.body.error.code).toBe('too_many_attempts');
+    expect((await signIn(s, agent.email, 'a brand new password')).status).toBe(429); // unchanged, and locked
+  });
+
   it('keeps the lockout across a restart', async () => {
     const first = await startServer({ env: { TICKETING_TRUST_PROXY: 'on' } });
     const agent = await makeAgent(first);

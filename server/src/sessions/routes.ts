@@ -3,7 +3,13 @@ import { auditEntry, type AuditLog } from '../audit/audit.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import { sha256 } from '../keys/keys.js';
-import { PasswordChangeSchema, SessionSchema, SignInSchema, type RequestActor } from '../model/index.js';
+import {
+  PasswordChangeSchema,
+  SessionSchema,
+  SignInSchema,
+  type RequestActor,
+  type StoredAgent,
+} from '../model/index.js';
 import { hashPassword, verifyPassword } from '../settings/passwords.js';
 import {
   checkOrigin,
@@ -13,7 +19,8 @@ import {
   passwordFingerprint,
   type SessionDeps,
 } from './session-cookie.js';
-import { checkPassword, sessionView, startSession } from './sign-in.js';
+import { checkPassword, countAttempt, sessionView, startSession } from './sign-in.js';
+import { newEnrolment, newRecoveryCodes, totpStep, useSecondFactor } from './totp.js';
 
 /** What the session routes need from the app. */
 export interface SessionRouteDeps extends SessionDeps {
@@ -42,11 +49,17 @@ const signIn = route({
   summary: 'Sign an agent in to the console',
   description:
     'Answers the agent and the CSRF token, and sets the session cookie (a new session every time). A wrong ' +
-    'password and an unknown email answer alike. After 5 failures for one email or 20 from one address in ' +
-    '15 minutes: 429 too_many_attempts with Retry-After, even with the right password.',
+    'password and an unknown email answer alike. With two-factor on, `code` (a TOTP code or a recovery ' +
+    'code) is needed too: 401 two_factor_required without it, invalid_code when wrong. After 5 failures ' +
+    'for one email or 20 from one address in 15 minutes: 429 too_many_attempts with Retry-After, even ' +
+    'with the right password.',
   body: { schema: SignInSchema, encodings: ['json', 'form'] },
   responses: { 200: sessionAnswer('Signed in: the session cookie is set') },
-  errors: { 401: ['invalid_credentials'], 403: ['csrf_failed'], 429: ['too_many_attempts'] },
+  errors: {
+    401: ['invalid_credentials', 'two_factor_required', 'invalid_code'],
+    403: ['csrf_failed'],
+    429: ['too_many_attempts'],
+  },
   async handler({ body, ip, ctx }, deps) {
     // A sign-in from another site's page would sign the browser in to the attacker's account.
     checkOrigin(ctx, deps.config);
@@ -112,12 +125,15 @@ const changePassword = route({
     'An agent signed in with a one-time password must do this before anything else.',
   body: { schema: PasswordChangeSchema, encodings: ['json', 'form'] },
   responses: { 200: sessionAnswer('The password is changed: the new session') },
-  errors: { 403: ['session_required'] },
-  async handler({ actor, body, ctx }, deps) {
+  errors: { 403: ['session_required'], 429: ['too_many_attempts'] },
+  async handler({ actor, body, ctx, ip }, deps) {
     const { agent: who } = agentOf(actor);
     const found = (await currentSession(ctx, deps))!;
+    // Guessing the current password through a session is limited as sign-ins are.
+    const attempt = await countAttempt(deps, found.agent.email, ip);
     if (!(await verifyPassword(body.current_password, found.agent.password_hash)))
       throw validationError('current_password', 'is not your password');
+    await attempt.forgive();
     if (body.new_password === body.current_password)
       throw validationError('new_password', 'must differ from the current one');
     const hash = await hashPassword(body.new_password);
@@ -138,5 +154,103 @@ const changePassword = route({
   },
 });
 
-/** Signing in, who is signed in, signing out, the agent's own password. */
-export const sessionRoutes = [signIn, show, signOut, changePassword];
+const CodeSchema = z.object({ code: z.string().trim().min(1).max(64) });
+const agentNow = (deps: SessionRouteDeps, id: string) => {
+  const agent = deps.configStore.get().agents.find((a) => a.id === id);
+  if (!agent) throw new ApiError(401, 'not_signed_in', 'Your session has ended: sign in again.');
+  return agent;
+};
+const setAgent = (deps: SessionRouteDeps, id: string, change: (a: StoredAgent) => void) =>
+  deps.configStore.update((d) => {
+    for (const a of d.agents) if (a.id === id) change(a);
+  });
+
+const totpStart = route({
+  method: 'post',
+  path: '/session/totp',
+  access: 'staff',
+  summary: 'Start enrolling TOTP two-factor for the signed-in agent',
+  description:
+    'Answers a new secret (base32), its otpauth:// URL and a QR code of it (SVG). Two-factor is on only once ' +
+    'a code from it is confirmed (/session/totp/confirm); starting again replaces an unconfirmed secret.',
+  responses: {
+    200: {
+      description: 'The secret to enter in an authenticator app',
+      schema: z
+        .object({ secret: z.string(), otpauth_url: z.string(), qr_svg: z.string() })
+        .meta({ id: 'TotpEnrolment' }),
+    },
+  },
+  errors: { 403: ['session_required'], 409: ['two_factor_enabled'] },
+  async handler({ actor }, deps) {
+    const { agent: who } = agentOf(actor);
+    const agent = agentNow(deps, who.id);
+    if (agent.two_factor_secret)
+      throw new ApiError(409, 'two_factor_enabled', 'Two-factor is on already; turn it off first to enrol anew.');
+    const enrolment = await newEnrolment(agent.email);
+    await setAgent(deps, agent.id, (a) => void (a.two_factor_pending = enrolment.secret));
+    return { body: enrolment };
+  },
+});
+
+const totpConfirm = route({
+  method: 'post',
+  path: '/session/totp/confirm',
+  access: 'staff',
+  summary: 'Turn TOTP two-factor on with a code from the enrolled secret',
+  description:
+    'Answers ten one-time recovery codes, shown this once (stored only hashed): each signs in once in place ' +
+    'of a code.',
+  body: { schema: CodeSchema, encodings: ['json', 'form'] },
+  responses: {
+    200: {
+      description: 'Two-factor is on',
+      schema: z.object({ recovery_codes: z.array(z.string()).length(10) }),
+    },
+  },
+  errors: { 403: ['session_required'], 409: ['no_two_factor_enrolment'] },
+  async handler({ actor, body }, deps) {
+    const { agent: who } = agentOf(actor);
+    const agent = agentNow(deps, who.id);
+    const pending = agent.two_factor_pending;
+    if (!pending || agent.two_factor_secret)
+      throw new ApiError(409, 'no_two_factor_enrolment', 'Start with POST /v1/session/totp.');
+    const step = totpStep(pending, body.code, deps.clock().getTime());
+    if (step === undefined) throw validationError('code', 'is not the current code of this secret');
+    const { codes, hashes } = newRecoveryCodes();
+    await setAgent(deps, agent.id, (a) => {
+      a.two_factor_secret = pending;
+      a.two_factor_pending = null;
+      a.recovery_codes = hashes;
+      a.totp_last_step = step;
+    });
+    await deps.audit.append(auditEntry(deps.clock(), actor, 'agent.two_factor_on', agent.id));
+    return { body: { recovery_codes: codes } };
+  },
+});
+
+const totpOff = route({
+  method: 'delete',
+  path: '/session/totp',
+  access: 'staff',
+  summary: 'Turn two-factor off, with a current code or a recovery code',
+  body: { schema: CodeSchema, encodings: ['json', 'form'] },
+  responses: { 200: { description: 'Two-factor is off', schema: z.object({ two_factor_enabled: z.literal(false) }) } },
+  errors: { 403: ['session_required'], 409: ['two_factor_not_enabled'] },
+  async handler({ actor, body }, deps) {
+    const { agent: who } = agentOf(actor);
+    const agent = agentNow(deps, who.id);
+    if (!agent.two_factor_secret) throw new ApiError(409, 'two_factor_not_enabled', 'Two-factor is not on.');
+    if (!(await useSecondFactor(deps.configStore, agent, body.code, deps.clock().getTime())))
+      throw validationError('code', 'is wrong, or was used already');
+    await setAgent(deps, agent.id, (a) => {
+      a.two_factor_secret = null;
+      a.recovery_codes = [];
+    });
+    await deps.audit.append(auditEntry(deps.clock(), actor, 'agent.two_factor_off', agent.id));
+    return { body: { two_factor_enabled: false as const } };
+  },
+});
+
+/** Signing in, who is signed in, signing out, the agent's own password and two-factor. */
+export const sessionRoutes = [signIn, show, signOut, changePassword, totpStart, totpConfirm, totpOff];

@@ -168,14 +168,29 @@ describe('the session as a credential', () => {
       json: { ticket_id: t.id, message: 'On its way.', author: 'Someone else' },
     });
     expect(reply.status, reply.text).toBe(201);
-    expect(reply.body.replies.at(-1)).toMatchObject({ from_customer: false, author: session.agent.name });
+    expect(reply.body.replies.at(-1)).toMatchObject({
+      from_customer: false,
+      author: session.agent.name,
+      agent_id: session.agent.id,
+    });
     expect(reply.text).not.toContain(session.agent.email);
+    // The customer sees the agent's name, never their email or id.
+    const seen = await s.call('GET', `/ticket?id=${t.id}&email=${encodeURIComponent(t.email)}`, { key: s.keys.pk });
+    expect(seen.body.replies.at(-1).author).toBe(session.agent.name);
+    expect(seen.text).not.toContain(session.agent.id);
+    expect(seen.text).not.toContain(session.agent.email);
     const audit = (await s.call('GET', '/admin?r=audit&limit=5')).body.audit;
     expect(audit.find((e: { action: string }) => e.action === 'ticket.replied').actor).toEqual({
       kind: 'agent',
       id: session.agent.id,
       name: session.agent.name,
     });
+    // A secret key's reply names no agent.
+    const byKey = await s.call('POST', '/reply', {
+      json: { ticket_id: t.id, message: 'From a script', author: 'Bot' },
+    });
+    expect(byKey.body.replies.at(-1)).toMatchObject({ author: 'Bot' });
+    expect(byKey.body.replies.at(-1)).not.toHaveProperty('agent_id');
   });
 
   it('refuses an unsafe request without the CSRF token, with a wrong one, or from another origin; GET needs none', async () => {

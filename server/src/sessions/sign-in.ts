@@ -3,6 +3,7 @@ import { ApiError } from '../http/errors.js';
 import { sha256 } from '../keys/keys.js';
 import type { SessionView, StoredAgent } from '../model/index.js';
 import { verifyPassword } from '../settings/passwords.js';
+import { useSecondFactor } from './totp.js';
 import { csrfToken, newSessionId, passwordFingerprint, setSessionCookie, type SessionDeps } from './session-cookie.js';
 
 /** Failed sign-ins allowed in the window, per email and per client address. */
@@ -14,18 +15,13 @@ const addressKey = (ip: string) => `ip|${ip}`;
 const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'The email or the password is wrong.');
 
 /**
- * Checks an email and password, with the brute-force limits. The attempt is counted as a failure
- * before the password is checked and taken back if it was right: attempts sent all at once see each
- * other, so no more than the limit of them ever reach the check. Past the limit the answer is 429,
- * whether the password is right or not. An unknown email costs the same scrypt as a known one.
+ * Counts a password attempt under the email and the client address before the password is checked
+ * (to be taken back with `forgive` if it was right): attempts sent all at once see each other, so no
+ * more than the limit of them ever reach the check. Past the limit: 429, right password or not.
  */
-export async function checkPassword(
-  deps: SessionDeps,
-  input: { email: string; password: string },
-  ip: string,
-): Promise<StoredAgent> {
+export async function countAttempt(deps: SessionDeps, email: string, ip: string) {
   const now = deps.clock().getTime();
-  const keys = [emailKey(input.email), addressKey(ip)] as const;
+  const keys = [emailKey(email), addressKey(ip)] as const;
   await deps.sessions.addFailure(keys, now);
   const since = now - SIGN_IN_LIMITS.windowMs;
   const [byEmail, byAddress] = await Promise.all(keys.map((k) => deps.sessions.failures(k, since)));
@@ -40,13 +36,44 @@ export async function checkPassword(
       headers: { 'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))) },
     });
   }
+  return {
+    now,
+    keys,
+    /** The attempt was no guess (the right password): it no longer counts. */
+    forgive: () => deps.sessions.removeFailure(keys, now),
+  };
+}
+
+/**
+ * Checks an email and password (and, with two-factor on, the code), with the brute-force limits
+ * (countAttempt). An unknown email costs the same scrypt as a known one. A successful sign-in forgets
+ * the email's failures.
+ */
+export async function checkPassword(
+  deps: SessionDeps,
+  input: { email: string; password: string; code?: string | undefined },
+  ip: string,
+): Promise<StoredAgent> {
+  const { now, keys, forgive } = await countAttempt(deps, input.email, ip);
   const email = input.email.trim().toLowerCase();
   const agent = deps.configStore.get().agents.find((a) => a.email.toLowerCase() === email && a.active);
   const ok = await verifyPassword(input.password, agent?.password_hash ?? null);
   if (!agent || !ok) throw invalidCredentials();
-  await deps.sessions.removeFailure([keys[1]], now);
+  if (agent.two_factor_secret) {
+    if (!input.code) {
+      // The right password without a code is no guess: it is taken back, and the code is asked for.
+      await forgive();
+      throw new ApiError(401, 'two_factor_required', 'Send the code from your authenticator app as `code`.', {
+        param: 'code',
+      });
+    }
+    // A wrong code stays counted: codes are guessed no faster than passwords.
+    if (!(await useSecondFactor(deps.configStore, agent, input.code, now)))
+      throw new ApiError(401, 'invalid_code', 'This code is wrong, or was used already.', { param: 'code' });
+  }
+  await forgive();
   await deps.sessions.clearFailures(keys[0]);
-  return agent;
+  return deps.configStore.get().agents.find((a) => a.id === agent.id) ?? agent;
 }
 
 /** How long until fewer than `limit` failures other than this one are in the window; 0: not limited. */

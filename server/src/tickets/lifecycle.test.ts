@@ -16,6 +16,9 @@ beforeAll(async () => {
         two_factor_secret: null,
         passkeys: [],
         must_change_password: false,
+        two_factor_pending: null,
+        recovery_codes: [],
+        totp_last_step: 0,
         created_at: new Date().toISOString(),
       },
     ];

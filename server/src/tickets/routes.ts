@@ -339,6 +339,7 @@ const reply = route({
               : !fromCustomer && actor.kind === 'agent'
                 ? actor.agent.name
                 : (input.author ?? null),
+          ...(!fromCustomer && actor.kind === 'agent' ? { agent_id: actor.agent.id } : {}),
           created_at: at,
           attachments: [],
           ...(note ? { internal: true as const } : {}),

@@ -7,11 +7,13 @@ export function fullView(t: StoredTicket): Ticket {
   return rest;
 }
 
-/** What a customer sees: no internal assignment, tags, SLA deadline, activity or notes. */
+/**
+ * What a customer sees: no internal assignment, tags, SLA deadline or activity, no internal notes (their
+ * files included), no agent's id on a reply.
+ */
 export function publicView(t: StoredTicket): PublicTicket {
   const { agent_id: _a, tags: _t, due_at: _d, activity: _y, escalated: _e, idempotency: _i, ...rest } = t;
-  // Internal notes are support's alone: a customer's view has no trace of them (their files included).
-  return t.replies.some(isNote) ? { ...rest, replies: t.replies.filter((r) => !isNote(r)) } : rest;
+  return { ...rest, replies: rest.replies.filter((r) => !isNote(r)).map(({ agent_id: _g, ...r }) => r) };
 }
 
 /** An internal note: a reply only staff see. */
