@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { convert as htmlToText } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import type { Logger } from 'pino';
 import { checkBlocklists } from '../abuse/blocklist.js';
@@ -252,7 +253,9 @@ export class MailIn {
 
   /** The new text: the plain part (or text made from the HTML), without quotes unless forwarded. */
   private text(mail: ParsedMail): string {
-    const whole = (mail.text ?? '').trim();
+    // mailparser makes text from the HTML only when the HTML is the whole mail, not inside a
+    // multipart/related (HTML with inline images): made here then, the same way.
+    const whole = (mail.text?.trim() || (mail.html ? htmlToText(mail.html, { wordwrap: false }) : '')).trim();
     const text = FORWARDED.test(whole) ? whole : replyText(whole);
     return text.slice(0, MESSAGE_MAX) || '(no text)';
   }
