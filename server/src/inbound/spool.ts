@@ -2,7 +2,7 @@ import { readdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { randomToken } from '../model/index.js';
-import { makeDir, syncDir, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
+import { makeDir, removeStaleTemps, syncDir, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
 import { UnusableMail, type MailIn, type Outcome } from './mail-in.js';
 
 /** Where mail waits under the data directory: received, kept for review, or unusable. */
@@ -37,7 +37,14 @@ export class MailSpool {
 
   async open() {
     for (const d of Object.keys(SPOOL_DIRS) as (keyof typeof SPOOL_DIRS)[]) await makeDir(this.dir(d));
-    this.drain(); // what a crash or stop left behind
+    // A crash while a mail was being written leaves a temp file, or its recipients without the mail:
+    // that mail never got its 250 (the sender retries it), so both go.
+    const spool = this.dir('spool');
+    await removeStaleTemps(spool);
+    const files = await readdir(spool);
+    for (const f of files)
+      if (f.endsWith('.rcpt') && !files.includes(`${f.slice(0, -5)}.eml`)) await unlinkDurable(join(spool, f));
+    void this.drain(); // what a crash or stop left behind
   }
 
   /** Stores one received mail durably; resolves once it is on disk. The envelope's recipients go beside it. */
@@ -46,7 +53,7 @@ export class MailSpool {
     // The recipients first: a mail file is only ever processed with them known, or without (headers).
     await writeFileDurable(join(this.dir('spool'), `${name}.rcpt`), JSON.stringify(recipients));
     await writeFileDurable(join(this.dir('spool'), `${name}.eml`), raw);
-    this.drain();
+    void this.drain();
     return name;
   }
 
