@@ -35,3 +35,17 @@ export const withTurnstileSecret = (next: ConfigData['turnstile'], current: Conf
   ...next,
   secret: keepSecret(next.secret, current.secret, true),
 });
+
+type Imap = ConfigData['mail']['inbound']['imap'];
+
+/** The IMAP password, likewise, to one host and port, for one user. */
+export const withImapPass = (next: Imap, current: Imap): Imap => ({
+  ...next,
+  pass: keepSecret(
+    next.pass,
+    current.pass,
+    hostOf(next.host) === hostOf(current.host) &&
+      next.port === current.port &&
+      (next.user ?? '') === (current.user ?? ''),
+  ),
+});

@@ -21,7 +21,12 @@ export function smtpView(smtp: ConfigData['mail']['smtp']) {
 }
 
 export function mailView(mail: ConfigData['mail']) {
-  return { ...mail, smtp: smtpView(mail.smtp) };
+  const { pass, ...imap } = mail.inbound.imap;
+  return {
+    ...mail,
+    smtp: smtpView(mail.smtp),
+    inbound: { ...mail.inbound, imap: { ...imap, pass_set: Boolean(pass) } },
+  };
 }
 
 export function turnstileView(t: ConfigData['turnstile']) {
