@@ -64,7 +64,10 @@ export class Mailer {
       text: message.text,
       html: message.html,
       ...(message.threading ?? {}),
-      ...(message.auto_submitted ? { headers: { 'Auto-Submitted': message.auto_submitted } } : {}),
+      // Exchange and Outlook honour their own header rather than Auto-Submitted: no out-of-office to this.
+      ...(message.auto_submitted
+        ? { headers: { 'Auto-Submitted': message.auto_submitted, 'X-Auto-Response-Suppress': 'All' } }
+        : {}),
     });
   }
 

@@ -16,6 +16,8 @@ export interface ReceivedMail {
   replyTo: string;
   /** Auto-Submitted, or "". */
   autoSubmitted: string;
+  /** X-Auto-Response-Suppress, or "". */
+  autoResponseSuppress: string;
 }
 
 /** What a client sent with AUTH (PLAIN or LOGIN), as the server saw it. */
@@ -83,6 +85,7 @@ export async function startSmtp(port = 0, options: { starttls?: boolean; host?: 
             references: typeof mail.references === 'string' ? [mail.references] : (mail.references ?? []),
             replyTo: mail.replyTo?.value[0]?.address ?? '',
             autoSubmitted: String(mail.headers.get('auto-submitted') ?? ''),
+            autoResponseSuppress: String(mail.headers.get('x-auto-response-suppress') ?? ''),
           });
           waiters.splice(0).forEach((w) => w());
           done();
