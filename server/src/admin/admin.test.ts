@@ -366,6 +366,7 @@ const CASES: Case[] = [
           processed_folder: 'Processed',
         },
       },
+      dkim: { domain_name: null, key_selector: null, private_key_set: false },
     },
     invalid: {
       from_name: 'a\r\nBcc: x',

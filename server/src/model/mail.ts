@@ -50,6 +50,15 @@ export const ImapSchema = z.object({
 });
 export const ImapViewSchema = ImapSchema.omit({ pass: true }).extend({ pass_set: z.boolean() });
 
+/** DKIM signing of outgoing mail (nodemailer's dkim option); off while `domain_name` is null. */
+export const DkimSchema = z.object({
+  domain_name: z.string().max(255).nullable().default(null),
+  key_selector: z.string().max(63).nullable().default(null),
+  /** Write-only: the PEM private key, kept while domain and selector stay the same. */
+  private_key: z.string().max(10_000).nullable().optional(),
+});
+export const DkimViewSchema = DkimSchema.omit({ private_key: true }).extend({ private_key_set: z.boolean() });
+
 export const InboundSchema = z.object({ imap: ImapSchema.prefault({}) });
 
 export const MailSchema = z.object({
@@ -59,9 +68,11 @@ export const MailSchema = z.object({
   email_notify: EmailNotifySchema.prefault({}),
   /** Mail in: the mailbox the server reads (the SMTP receiver is TICKETING_INBOUND_SMTP_PORT). */
   inbound: InboundSchema.prefault({}),
+  dkim: DkimSchema.prefault({}),
 });
 export type Mail = z.infer<typeof MailSchema>;
 export const MailViewSchema = MailSchema.extend({
   smtp: SmtpViewSchema,
   inbound: InboundSchema.extend({ imap: ImapViewSchema }),
+  dkim: DkimViewSchema,
 });

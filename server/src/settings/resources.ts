@@ -26,7 +26,7 @@ import {
 } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import { checkReferences, statusUsesInConfig } from './references.js';
-import { withImapPass, withSmtpPass, withTurnstileSecret } from './secrets.js';
+import { withDkimKey, withImapPass, withSmtpPass, withTurnstileSecret } from './secrets.js';
 import { mailView, modulesView, turnstileView } from './views.js';
 
 /** What a write may need to know beyond the configuration. */
@@ -143,6 +143,7 @@ export const CONFIG_RESOURCES = {
       ...next,
       smtp: withSmtpPass(next.smtp, current.mail.smtp),
       inbound: { ...next.inbound, imap: withImapPass(next.inbound.imap, current.mail.inbound.imap) },
+      dkim: withDkimKey(next.dkim, current.mail.dkim),
     }),
   }),
   turnstile: resource('turnstile', 'object', TurnstileSchema, {

@@ -49,3 +49,15 @@ export const withImapPass = (next: Imap, current: Imap): Imap => ({
       (next.user ?? '') === (current.user ?? ''),
   ),
 });
+
+type Dkim = ConfigData['mail']['dkim'];
+
+/** The DKIM key signs for one domain and selector. */
+export const withDkimKey = (next: Dkim, current: Dkim): Dkim => ({
+  ...next,
+  private_key: keepSecret(
+    next.private_key,
+    current.private_key,
+    hostOf(next.domain_name) === hostOf(current.domain_name) && next.key_selector === current.key_selector,
+  ),
+});
