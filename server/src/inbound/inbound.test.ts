@@ -198,4 +198,27 @@ describe('mail in', () => {
       'over TLS',
     ]);
   });
+
+  it('names the files it did not attach in the confirmation, as in the ticket', async () => {
+    const { s, smtp, port } = await setup();
+    const out = await deliver(s, port, {
+      from: 'ada@example.com',
+      to: SUPPORT,
+      subject: 'With files',
+      text: 'See attached.',
+      attachments: [
+        { filename: 'setup.exe', content: Buffer.from('MZ\x90\x00') },
+        { filename: 'notes.txt', content: 'plain notes' },
+      ],
+    });
+    expect(out.kind).toBe('created');
+    const t = await ticket(s, (out as { ticket: string }).ticket);
+    expect(t.attachments.map((a: { name: string }) => a.name).sort()).toEqual(['notes.txt', 'original-mail.eml']);
+    expect(t.message).toMatch(/^See attached\.\n\n\[Not attached: setup\.exe \(\.exe files are not accepted/);
+    const [confirmation] = await smtp.waitFor(1);
+    expect(confirmation!.text).toContain(
+      'These files could not be attached:\n- setup.exe (.exe files are not accepted',
+    );
+    expect(confirmation!.text).not.toContain('notes.txt');
+  });
 });

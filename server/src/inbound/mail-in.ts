@@ -146,10 +146,12 @@ export class MailIn {
         if (target) {
           let reply: Reply | undefined;
           let previous: StoredTicket | undefined;
+          let refused: string[] = [];
           const updated = await store.update(target.id, (current) => {
             previous = current;
             const replyId = newId('rpl');
             const files = this.attach(checked, current, at, current.id, replyId);
+            refused = files.refused;
             reply = {
               id: replyId,
               message: withNote(text, files.refused),
@@ -173,7 +175,7 @@ export class MailIn {
             ticket: updated,
             previous,
             reply,
-            mail: { from: sender, messageId },
+            mail: { from: sender, messageId, refused },
           });
         }
         const id = newId('tkt');
@@ -214,7 +216,7 @@ export class MailIn {
           mode: 'live',
           actor: SYSTEM,
           ticket: created,
-          mail: { from: sender, messageId },
+          mail: { from: sender, messageId, refused: files.refused },
         });
       },
       async (id) => {
