@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Tests that need Debian packages beyond Node (systemd-analyze, nginx, caddy) and a build:
+// Tests that need Debian packages beyond Node (systemd-analyze, nginx, caddy, dovecot) and a build:
 // `pnpm test:system`, run by .ci/run after it installs them.
 export default defineConfig({
   test: {

@@ -354,6 +354,19 @@ const CASES: Case[] = [
         agents_on_customer_reply: false,
         agent_emails: [],
       },
+      inbound: {
+        imap: {
+          host: null,
+          port: 993,
+          secure: true,
+          user: null,
+          pass_set: false,
+          allow_invalid_certificate: false,
+          folder: 'INBOX',
+          processed_folder: 'Processed',
+        },
+      },
+      dkim: { domain_name: null, key_selector: null, private_key_set: false },
     },
     invalid: {
       from_name: 'a\r\nBcc: x',

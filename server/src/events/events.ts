@@ -10,8 +10,11 @@ export interface TicketEvent {
   previous?: Ticket;
   reply?: Reply;
   file?: Attachment;
-  /** Set when the change came in by mail (inbound/): who sent it, and the mail's Message-ID. */
-  mail?: { from: string; messageId: string | null };
+  /**
+   * Set when the change came in by mail (inbound/): who sent it, the mail's Message-ID, and the files
+   * it carried that were not attached (each named with the reason), for the answer to say so.
+   */
+  mail?: { from: string; messageId: string | null; refused: string[] };
 }
 
 /** A listener may return the ticket as it changed it (rules do); later listeners see that one. */

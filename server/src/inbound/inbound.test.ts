@@ -1,5 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliver, sendTo, startMailServer, SUPPORT } from '../test-support/mail-in.js';
 import { createTicket, type TestServer } from '../test-support/server.js';
@@ -134,5 +137,88 @@ describe('mail in', () => {
     const reason = refused.find((f) => f.endsWith('.reason'))!;
     expect(await readFile(join(s.dataDir, SPOOL_DIRS.refused, reason), 'utf8')).toContain('blocklist');
     expect(await readdir(join(s.dataDir, SPOOL_DIRS.spool))).toEqual([]);
+  });
+
+  it('keeps a mail it cannot use in the failed folder, with the reason, and logs it', async () => {
+    const { s, port } = await setup();
+    const raw = 'To: help@shop.example\r\nSubject: who sent this\r\n\r\nno From header at all\r\n';
+    const out = await deliver(s, port, { raw, from: 'bounce@example.net', to: [SUPPORT] });
+    expect(out).toEqual({ kind: 'failed', reason: 'the mail names no sender address' });
+    const failed = join(s.dataDir, SPOOL_DIRS.failed);
+    const files = await readdir(failed);
+    const eml = files.find((f) => f.endsWith('.eml'))!;
+    expect(await readFile(join(failed, eml), 'utf8')).toBe(raw);
+    expect(await readFile(join(failed, eml.replace(/\.eml$/, '.reason')), 'utf8')).toContain('no sender');
+    expect(s.logs.some((l) => l.includes('kept in the failed folder'))).toBe(true);
+    expect((await s.call('GET', '/list')).body.total).toBe(0);
+  });
+
+  it('offers STARTTLS with a configured certificate, and only then', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ticketing-tls-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=mx.shop.example',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    const plain = await setup();
+    const tls = await setup({
+      TICKETING_INBOUND_TLS_CERT: join(dir, 'cert.pem'),
+      TICKETING_INBOUND_TLS_KEY: join(dir, 'key.pem'),
+    });
+    const send = (port: number) => {
+      const t = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port,
+        requireTLS: true, // STARTTLS or nothing
+        tls: { rejectUnauthorized: false }, // our throwaway certificate
+      });
+      return t
+        .sendMail({ from: 'ada@example.com', to: SUPPORT, subject: 'over TLS', text: 'secret' })
+        .finally(() => t.close());
+    };
+    await expect(send(plain.port)).rejects.toThrow(/STARTTLS/i);
+    await send(tls.port);
+    await tls.s.running.inbound.spool.idle();
+    expect((await tls.s.call('GET', '/list')).body.data.map((t: { subject: string }) => t.subject)).toEqual([
+      'over TLS',
+    ]);
+  });
+
+  it('names the files it did not attach in the confirmation, as in the ticket', async () => {
+    const { s, smtp, port } = await setup();
+    const out = await deliver(s, port, {
+      from: 'ada@example.com',
+      to: SUPPORT,
+      subject: 'With files',
+      text: 'See attached.',
+      attachments: [
+        { filename: 'setup.exe', content: Buffer.from('MZ\x90\x00') },
+        { filename: 'notes.txt', content: 'plain notes' },
+      ],
+    });
+    expect(out.kind).toBe('created');
+    const t = await ticket(s, (out as { ticket: string }).ticket);
+    expect(t.attachments.map((a: { name: string }) => a.name).sort()).toEqual(['notes.txt', 'original-mail.eml']);
+    expect(t.message).toMatch(/^See attached\.\n\n\[Not attached: setup\.exe \(\.exe files are not accepted/);
+    const [confirmation] = await smtp.waitFor(1);
+    expect(confirmation!.text).toContain(
+      'These files could not be attached:\n- setup.exe (.exe files are not accepted',
+    );
+    expect(confirmation!.text).not.toContain('notes.txt');
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { convert as htmlToText } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import type { Logger } from 'pino';
 import { checkBlocklists } from '../abuse/blocklist.js';
@@ -48,7 +49,7 @@ export type Outcome =
 export class UnusableMail extends Error {}
 
 /** The tag a ticket gets when mail to its customer bounced (the console shows tags). */
-const BOUNCING_TAG = 'email-bouncing';
+export const BOUNCING_TAG = 'email-bouncing';
 
 const SCOPE = 'mail|live|inbound';
 const SUBJECT_MAX = 300;
@@ -145,10 +146,12 @@ export class MailIn {
         if (target) {
           let reply: Reply | undefined;
           let previous: StoredTicket | undefined;
+          let refused: string[] = [];
           const updated = await store.update(target.id, (current) => {
             previous = current;
             const replyId = newId('rpl');
             const files = this.attach(checked, current, at, current.id, replyId);
+            refused = files.refused;
             reply = {
               id: replyId,
               message: withNote(text, files.refused),
@@ -172,7 +175,7 @@ export class MailIn {
             ticket: updated,
             previous,
             reply,
-            mail: { from: sender, messageId },
+            mail: { from: sender, messageId, refused },
           });
         }
         const id = newId('tkt');
@@ -213,7 +216,7 @@ export class MailIn {
           mode: 'live',
           actor: SYSTEM,
           ticket: created,
-          mail: { from: sender, messageId },
+          mail: { from: sender, messageId, refused: files.refused },
         });
       },
       async (id) => {
@@ -252,7 +255,9 @@ export class MailIn {
 
   /** The new text: the plain part (or text made from the HTML), without quotes unless forwarded. */
   private text(mail: ParsedMail): string {
-    const whole = (mail.text ?? '').trim();
+    // mailparser makes text from the HTML only when the HTML is the whole mail, not inside a
+    // multipart/related (HTML with inline images): made here then, the same way.
+    const whole = (mail.text?.trim() || (mail.html ? htmlToText(mail.html, { wordwrap: false }) : '')).trim();
     const text = FORWARDED.test(whole) ? whole : replyText(whole);
     return text.slice(0, MESSAGE_MAX) || '(no text)';
   }

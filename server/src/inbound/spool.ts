@@ -2,7 +2,7 @@ import { readdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { randomToken } from '../model/index.js';
-import { makeDir, syncDir, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
+import { makeDir, removeStaleTemps, syncDir, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
 import { UnusableMail, type MailIn, type Outcome } from './mail-in.js';
 
 /** Where mail waits under the data directory: received, kept for review, or unusable. */
@@ -37,6 +37,13 @@ export class MailSpool {
 
   async open() {
     for (const d of Object.keys(SPOOL_DIRS) as (keyof typeof SPOOL_DIRS)[]) await makeDir(this.dir(d));
+    // A crash while a mail was being written leaves a temp file, or its recipients without the mail:
+    // that mail never got its 250 (the sender retries it), so both go.
+    const spool = this.dir('spool');
+    await removeStaleTemps(spool);
+    const files = await readdir(spool);
+    for (const f of files)
+      if (f.endsWith('.rcpt') && !files.includes(`${f.slice(0, -5)}.eml`)) await unlinkDurable(join(spool, f));
     void this.drain(); // what a crash or stop left behind
   }
 

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { ImapReader } from './imap-reader.js';
 import { MailIn } from './mail-in.js';
 import { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver.js';
 import { MailSpool } from './spool.js';
@@ -10,12 +11,14 @@ export interface Inbound {
   spool: MailSpool;
   /** The built-in receiver, when TICKETING_INBOUND_SMTP_PORT is set. */
   smtp: SmtpReceiver | undefined;
+  /** The mailbox reader (idle while mail.inbound.imap names no host). */
+  imap: ImapReader;
   close(): Promise<void>;
 }
 
 /**
- * Mail in: the spool under the data directory (worked through now, for what a crash left), and the
- * SMTP receiver when it is configured. Without the receiver the spool is still opened: mail a crash
+ * Mail in: the spool under the data directory (worked through now, for what a crash left), the
+ * SMTP receiver when it is configured, and the IMAP reader. Without the receiver the spool is still opened: mail a crash
  * left there is processed.
  */
 export async function startInbound(deps: Deps, dataDir: string): Promise<Inbound> {
@@ -24,14 +27,18 @@ export async function startInbound(deps: Deps, dataDir: string): Promise<Inbound
   const smtp = deps.config.inboundSmtp
     ? await startSmtpReceiver(deps.config.inboundSmtp, deps.configStore, spool, deps.logger)
     : undefined;
+  const imap = new ImapReader(deps.configStore, spool, deps.logger);
+  imap.start();
   const timer = setInterval(() => void spool.drain(), RETRY_MS);
   timer.unref();
   return {
     spool,
     smtp,
+    imap,
     async close() {
       clearInterval(timer);
       await smtp?.close();
+      await imap.stop();
       await spool.idle();
     },
   };

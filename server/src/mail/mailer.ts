@@ -57,14 +57,22 @@ export class Mailer {
 
   async send(mail: ConfigData['mail'], message: MailMessage): Promise<void> {
     if (!mailConfigured(mail)) throw new Error('mail is not configured (smtp.host and from_address)');
+    const { dkim } = mail;
     await this.transportFor(mail.smtp).sendMail({
+      // Signed when a domain, selector and key are set; the receiver checks it against DNS.
+      ...(dkim.domain_name && dkim.key_selector && dkim.private_key
+        ? { dkim: { domainName: dkim.domain_name, keySelector: dkim.key_selector, privateKey: dkim.private_key } }
+        : {}),
       from: { name: mail.from_name, address: mail.from_address! },
       to: message.to,
       subject: subjectHeader(message.subject),
       text: message.text,
       html: message.html,
       ...(message.threading ?? {}),
-      ...(message.auto_submitted ? { headers: { 'Auto-Submitted': message.auto_submitted } } : {}),
+      // Exchange and Outlook honour their own header rather than Auto-Submitted: no out-of-office to this.
+      ...(message.auto_submitted
+        ? { headers: { 'Auto-Submitted': message.auto_submitted, 'X-Auto-Response-Suppress': 'All' } }
+        : {}),
     });
   }
 

@@ -100,10 +100,11 @@ export function mailListener(deps: MailListenerDeps) {
             autoreply.subject,
             outside ? autoreply.outside_hours_message! : autoreply.message,
             url,
+            e.mail?.refused,
           ),
         );
       } else if (notify.customer_on_create) {
-        await queueForCustomer(confirmationMail(e.ticket, url));
+        await queueForCustomer(confirmationMail(e.ticket, url, e.mail?.refused));
       }
       if (notify.agents_on_create && notify.agent_emails.length)
         await queue(newTicketAgentMail(e.ticket, notify.agent_emails, url));

@@ -71,21 +71,35 @@ const agentTicketLink = (t: Ticket, publicUrl: string): Link => ({
 /** What agents read about a ticket's origin: the page it was filed from, as text, never as a link. */
 const origin = (t: Ticket) => (t.page_url ? [`Sent from the page ${t.page_url}`] : []);
 
-export function autoreplyMail(t: Ticket, subject: string, body: string, publicUrl: string): MailMessage {
+/** A mail's files that were not attached, said in the answer so the sender can send them another way. */
+const notAttached = (refused: string[]) =>
+  refused.length ? [`These files could not be attached:\n${refused.map((r) => `- ${r}`).join('\n')}`] : [];
+
+export function autoreplyMail(
+  t: Ticket,
+  subject: string,
+  body: string,
+  publicUrl: string,
+  refused: string[] = [],
+): MailMessage {
   return message(
     [t.email],
     fillPlaceholders(subject, t),
-    [fillPlaceholders(body, t)],
+    [fillPlaceholders(body, t), ...notAttached(refused)],
     customerTicketLink(t, publicUrl),
     AUTO_REPLY,
   );
 }
 
-export function confirmationMail(t: Ticket, publicUrl: string): MailMessage {
+export function confirmationMail(t: Ticket, publicUrl: string, refused: string[] = []): MailMessage {
   return message(
     [t.email],
     `We received your request: ${t.subject}`,
-    [`Hi ${t.name},`, `thank you for writing. Your ticket number is ${t.id}; we will answer as soon as we can.`],
+    [
+      `Hi ${t.name},`,
+      `thank you for writing. Your ticket number is ${t.id}; we will answer as soon as we can.`,
+      ...notAttached(refused),
+    ],
     customerTicketLink(t, publicUrl),
     AUTO_REPLY,
   );

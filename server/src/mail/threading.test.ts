@@ -86,7 +86,9 @@ describe('outgoing mail threads', () => {
     }
     expect(confirmation.autoSubmitted).toBe('auto-replied');
     expect(agents.autoSubmitted).toBe('auto-generated');
+    expect(confirmation.autoResponseSuppress).toBe('All');
     expect(answer.autoSubmitted).toBe(''); // a person wrote it
+    expect(answer.autoResponseSuppress).toBe('');
     // The customer's mails say where to answer: the ticket's own reply address, the same in both.
     expect(confirmation.replyTo).toMatch(new RegExp(`^help\\+${t.id}\\.[0-9a-f]{16}@shop\\.example$`));
     expect(answer.replyTo).toBe(confirmation.replyTo);

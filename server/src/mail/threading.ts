@@ -112,12 +112,22 @@ export function ticketsOfMessageIds(ids: string[], fromAddress: string): string[
  * The server's secret for reply tokens, made once and kept in the configuration (so every instance
  * sharing a database uses the same one). Set only if still unset: two instances racing agree.
  */
-export async function tokenSecret(configStore: ConfigStore): Promise<string> {
+export function tokenSecret(configStore: ConfigStore): Promise<string> {
   const known = configStore.get().mail_token_secret;
-  if (known) return known;
-  const made = randomToken(40);
-  const data = await configStore.update((d) => {
-    d.mail_token_secret ??= made;
-  });
-  return data.mail_token_secret!;
+  if (known) return Promise.resolve(known);
+  // One write however many mails ask at once (a burst of new tickets on a fresh server).
+  let making = makingSecret.get(configStore);
+  if (!making) {
+    const made = randomToken(40);
+    making = configStore
+      .update((d) => {
+        d.mail_token_secret ??= made;
+      })
+      .then((data) => data.mail_token_secret!)
+      .finally(() => makingSecret.delete(configStore));
+    makingSecret.set(configStore, making);
+  }
+  return making;
 }
+
+const makingSecret = new WeakMap<ConfigStore, Promise<string>>();

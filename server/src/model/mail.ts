@@ -31,11 +31,48 @@ export const EmailNotifySchema = z.object({
 
 const oneLine = (s: string) => !/[\r\n]/.test(s);
 
+/** A mailbox the server reads over IMAP (inbound/imap-reader.ts); off while `host` is null. */
+export const ImapSchema = z.object({
+  host: z.string().max(255).nullable().default(null),
+  port: z.number().int().min(1).max(65535).default(993),
+  /** TLS from the start (993); false: STARTTLS when offered (143). */
+  secure: z.boolean().default(true),
+  user: z.string().max(255).nullable().default(null),
+  /** Write-only, as smtp.pass (settings/secrets.ts). */
+  pass: z.string().max(1000).nullable().optional(),
+  allow_invalid_certificate: z.boolean().default(false),
+  folder: z.string().min(1).max(200).default('INBOX'),
+  /**
+   * Where a processed mail is moved; null: it stays and is flagged \Seen (then only unseen mail is
+   * read, so a person reading the mailbox must not mark mail read before the server has it).
+   */
+  processed_folder: z.string().min(1).max(200).nullable().default('Processed'),
+});
+export const ImapViewSchema = ImapSchema.omit({ pass: true }).extend({ pass_set: z.boolean() });
+
+/** DKIM signing of outgoing mail (nodemailer's dkim option); off while `domain_name` is null. */
+export const DkimSchema = z.object({
+  domain_name: z.string().max(255).nullable().default(null),
+  key_selector: z.string().max(63).nullable().default(null),
+  /** Write-only: the PEM private key, kept while domain and selector stay the same. */
+  private_key: z.string().max(10_000).nullable().optional(),
+});
+export const DkimViewSchema = DkimSchema.omit({ private_key: true }).extend({ private_key_set: z.boolean() });
+
+export const InboundSchema = z.object({ imap: ImapSchema.prefault({}) });
+
 export const MailSchema = z.object({
   from_name: z.string().max(100).refine(oneLine, 'must be on one line').default('Support'),
   from_address: emailAddress().nullable().default(null),
   smtp: SmtpSchema.prefault({}),
   email_notify: EmailNotifySchema.prefault({}),
+  /** Mail in: the mailbox the server reads (the SMTP receiver is TICKETING_INBOUND_SMTP_PORT). */
+  inbound: InboundSchema.prefault({}),
+  dkim: DkimSchema.prefault({}),
 });
 export type Mail = z.infer<typeof MailSchema>;
-export const MailViewSchema = MailSchema.extend({ smtp: SmtpViewSchema });
+export const MailViewSchema = MailSchema.extend({
+  smtp: SmtpViewSchema,
+  inbound: InboundSchema.extend({ imap: ImapViewSchema }),
+  dkim: DkimViewSchema,
+});

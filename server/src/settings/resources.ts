@@ -28,7 +28,7 @@ import {
 } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import { checkReferences, statusUsesInConfig } from './references.js';
-import { withIdentitySecret, withSmtpPass, withTurnstileSecret } from './secrets.js';
+import { withDkimKey, withIdentitySecret, withImapPass, withSmtpPass, withTurnstileSecret } from './secrets.js';
 import { identityView, mailView, modulesView, turnstileView } from './views.js';
 
 /** What a write may need to know beyond the configuration. */
@@ -141,7 +141,12 @@ export const CONFIG_RESOURCES = {
   form: resource('form', 'object', FormSchema),
   mail: resource('mail', 'object', MailSchema, {
     view: { schema: MailViewSchema, read: (data) => mailView(data.mail) },
-    prepare: (next, current) => ({ ...next, smtp: withSmtpPass(next.smtp, current.mail.smtp) }),
+    prepare: (next, current) => ({
+      ...next,
+      smtp: withSmtpPass(next.smtp, current.mail.smtp),
+      inbound: { ...next.inbound, imap: withImapPass(next.inbound.imap, current.mail.inbound.imap) },
+      dkim: withDkimKey(next.dkim, current.mail.dkim),
+    }),
   }),
   turnstile: resource('turnstile', 'object', TurnstileSchema, {
     view: { schema: TurnstileViewSchema, read: (data) => turnstileView(data.turnstile) },

@@ -41,3 +41,29 @@ export const withIdentitySecret = (next: ConfigData['identity'], current: Config
   ...next,
   secret: keepSecret(next.secret, current.secret, true),
 });
+
+type Imap = ConfigData['mail']['inbound']['imap'];
+
+/** The IMAP password, likewise, to one host and port, for one user. */
+export const withImapPass = (next: Imap, current: Imap): Imap => ({
+  ...next,
+  pass: keepSecret(
+    next.pass,
+    current.pass,
+    hostOf(next.host) === hostOf(current.host) &&
+      next.port === current.port &&
+      (next.user ?? '') === (current.user ?? ''),
+  ),
+});
+
+type Dkim = ConfigData['mail']['dkim'];
+
+/** The DKIM key signs for one domain and selector. */
+export const withDkimKey = (next: Dkim, current: Dkim): Dkim => ({
+  ...next,
+  private_key: keepSecret(
+    next.private_key,
+    current.private_key,
+    hostOf(next.domain_name) === hostOf(current.domain_name) && next.key_selector === current.key_selector,
+  ),
+});

@@ -21,7 +21,14 @@ export function smtpView(smtp: ConfigData['mail']['smtp']) {
 }
 
 export function mailView(mail: ConfigData['mail']) {
-  return { ...mail, smtp: smtpView(mail.smtp) };
+  const { pass, ...imap } = mail.inbound.imap;
+  const { private_key, ...dkim } = mail.dkim;
+  return {
+    ...mail,
+    smtp: smtpView(mail.smtp),
+    inbound: { ...mail.inbound, imap: { ...imap, pass_set: Boolean(pass) } },
+    dkim: { ...dkim, private_key_set: Boolean(private_key) },
+  };
 }
 
 export function turnstileView(t: ConfigData['turnstile']) {

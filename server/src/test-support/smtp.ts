@@ -16,6 +16,10 @@ export interface ReceivedMail {
   replyTo: string;
   /** Auto-Submitted, or "". */
   autoSubmitted: string;
+  /** X-Auto-Response-Suppress, or "". */
+  autoResponseSuppress: string;
+  /** The message as it arrived. */
+  raw: Buffer;
 }
 
 /** What a client sent with AUTH (PLAIN or LOGIN), as the server saw it. */
@@ -70,8 +74,14 @@ export async function startSmtp(port = 0, options: { starttls?: boolean; host?: 
       done(null, { user: auth.username });
     },
     onData(stream, session, done) {
-      simpleParser(stream)
-        .then((mail: ParsedMail) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      new Promise<Buffer>((ok, fail) => {
+        stream.on('end', () => ok(Buffer.concat(chunks)));
+        stream.on('error', fail);
+      })
+        .then(async (raw) => ({ raw, mail: await simpleParser(raw) }))
+        .then(({ raw, mail }: { raw: Buffer; mail: ParsedMail }) => {
           received.push({
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
@@ -83,6 +93,8 @@ export async function startSmtp(port = 0, options: { starttls?: boolean; host?: 
             references: typeof mail.references === 'string' ? [mail.references] : (mail.references ?? []),
             replyTo: mail.replyTo?.value[0]?.address ?? '',
             autoSubmitted: String(mail.headers.get('auto-submitted') ?? ''),
+            autoResponseSuppress: String(mail.headers.get('x-auto-response-suppress') ?? ''),
+            raw,
           });
           waiters.splice(0).forEach((w) => w());
           done();
