@@ -313,8 +313,8 @@ function closer(parts: {
     })());
 }
 
-export const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');
-export const firstAdminPasswordPath = (dataDir: string) => join(dataDir, 'first-admin-password.txt');
+const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');
+const firstAdminPasswordPath = (dataDir: string) => join(dataDir, 'first-admin-password.txt');
 
 /**
  * The first keys of an empty data directory. The public key is printed (it is public); the secret

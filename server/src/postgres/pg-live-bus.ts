@@ -3,7 +3,7 @@ import type { TicketListItem } from '../model/index.js';
 import type { Database } from './database.js';
 
 /** The channel of live events (/v1/events) between instances. */
-export const LIVE_CHANNEL = 'ticketing_live';
+const LIVE_CHANNEL = 'ticketing_live';
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; a larger row travels as its id. */
 const MAX_PAYLOAD = 7900;
 

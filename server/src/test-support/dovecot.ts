@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { ImapFlow } from 'imapflow';
 import { freePort } from './smtp.js';
 
-export const DOVECOT = '/usr/sbin/dovecot';
-export const dovecotInstalled = () => existsSync(DOVECOT);
+const DOVECOT = '/usr/sbin/dovecot';
+const dovecotInstalled = () => existsSync(DOVECOT);
 
 /** Debian's dovecot on loopback with a throwaway configuration, one mailbox user and plain IMAP. */
 export interface TestDovecot {
