@@ -55,6 +55,8 @@ export const de: Strings = {
   rated: 'Ihre Bewertung: {n} von 5.',
   thanks: 'Danke für Ihre Bewertung!',
   newReply: 'Neue Antwort vom Kundendienst.',
+  unread: { one: '{n} neue Antwort', other: '{n} neue Antworten' },
+  updated: 'Letzte Aktivität {when}',
   statusLabel: 'Bearbeitungsstand',
   statuses: { open: 'Offen', pending: 'Wartend', answered: 'Beantwortet', closed: 'Geschlossen' },
   loading: 'Wird geladen…',

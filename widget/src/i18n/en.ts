@@ -63,6 +63,8 @@ export const en = {
   rated: 'You rated this {n} of 5.',
   thanks: 'Thank you for your rating!',
   newReply: 'New reply from support.',
+  unread: { one: '{n} new reply', other: '{n} new replies' } as Plural,
+  updated: 'Last activity {when}',
   statusLabel: 'Status',
   statuses: { open: 'Open', pending: 'Pending', answered: 'Answered', closed: 'Closed' } as Record<string, string>,
   loading: 'Loading…',

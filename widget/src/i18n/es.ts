@@ -59,6 +59,12 @@ export const es: Strings = {
   rated: 'Su valoración: {n} de 5.',
   thanks: '¡Gracias por su valoración!',
   newReply: 'Nueva respuesta de soporte.',
+  unread: {
+    one: '{n} respuesta nueva',
+    many: '{n} de respuestas nuevas',
+    other: '{n} respuestas nuevas',
+  },
+  updated: 'Última actividad {when}',
   statusLabel: 'Estado',
   statuses: { open: 'Abierta', pending: 'Pendiente', answered: 'Respondida', closed: 'Cerrada' },
   loading: 'Cargando…',

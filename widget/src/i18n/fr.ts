@@ -59,6 +59,12 @@ export const fr: Strings = {
   rated: 'Votre évaluation : {n} sur 5.',
   thanks: 'Merci pour votre évaluation !',
   newReply: 'Nouvelle réponse de l’assistance.',
+  unread: {
+    one: '{n} nouvelle réponse',
+    many: '{n} de nouvelles réponses',
+    other: '{n} nouvelles réponses',
+  },
+  updated: 'Dernière activité {when}',
   statusLabel: 'État',
   statuses: { open: 'Ouverte', pending: 'En attente', answered: 'Répondue', closed: 'Fermée' },
   loading: 'Chargement…',

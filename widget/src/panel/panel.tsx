@@ -45,6 +45,10 @@ export function createPanel(ctx: PanelContext): PanelHandle {
     hide: () => ((visible = false), draw()),
     identify: (identity) => store && (store.identity.value = { ...identity }),
     prefill: (prefill) => store && (store.prefill.value = { ...prefill }),
+    refresh: () => {
+      const v = store?.view.value;
+      if (v?.name === 'thread') void store!.refresh(v.id, v.email);
+    },
     destroy() {
       destroyed = true;
       render(null, container); // unmounts: every effect (polling, listeners) is cleaned up

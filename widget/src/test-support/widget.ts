@@ -23,10 +23,14 @@ export interface Mounted {
 /** Mounts the widget as the loader does, with the panel imported from source. */
 export function mountWidget(s: TestServer, options: Partial<WidgetOptions> = {}): Mounted {
   let loads = 0;
-  const handle = createWidget({ key: s.keys.pk, api: s.base, ...options }, () => {
-    loads++;
-    return import('../panel/panel.js');
-  });
+  const handle = createWidget(
+    { key: s.keys.pk, api: s.base, ...options },
+    () => {
+      loads++;
+      return import('../panel/panel.js');
+    },
+    () => import('../watch.js'),
+  );
   const host = () => $<HTMLElement>(document, '[data-ticketing]');
   return {
     handle,
