@@ -99,7 +99,8 @@ export function createWidget(
         locale: locale(),
         identity,
         emit,
-        refresh: () => panel?.refresh(),
+        // Only a thread on screen is reloaded: reloading marks its replies seen.
+        refresh: () => isOpen && panel?.refresh(),
         isOpen: () => isOpen,
       }),
     )).then(

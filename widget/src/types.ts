@@ -59,7 +59,7 @@ export interface WatchContext {
   /** The host's own object: a later identify() is seen at the next poll. */
   identity: Identity;
   emit(event: WidgetEvent, detail?: unknown): void;
-  /** Support replied: the panel's open thread reloads. */
+  /** Support replied: the thread on screen, if the panel is open, reloads. */
   refresh(): void;
   /** The panel is open: it announces new replies itself. */
   isOpen(): boolean;

@@ -78,6 +78,23 @@ describe('unread replies on the launcher', () => {
     expect(saved[0]).toMatchObject({ id, seen: 2 });
   });
 
+  it('stay unread while the panel is closed on that very thread, and are seen when it shows again', async () => {
+    const id = await ticket('ada@example.com', 'Cracked cup');
+    w = mountWidget(s, { open: true });
+    fireEvent.click(await until(() => byText(w!.root, '.item', /Cracked cup/)));
+    await until(() => byText(w!.root, 'h3', 'Cracked cup'));
+    w.handle.close();
+    await until(() => expect(w!.root.querySelector('[role="dialog"]')).toBeNull());
+    await support(s, 'POST', '/reply', { ticket_id: id, message: 'Sorry about the cup.' });
+    await until(() => expect(launcher().getAttribute('aria-label')).toBe('Contact support, 1 unread reply'));
+    // Nothing marks it seen behind the customer's back.
+    await new Promise((r) => setTimeout(r, 500));
+    expect($(w.root, '.badge').textContent).toBe('1');
+    w.handle.open();
+    await until(() => byText(w!.root, '.msg.theirs', /Sorry about the cup/));
+    await until(() => expect(launcher().getAttribute('aria-label')).toBe('Contact support'));
+  });
+
   it('counts in German', async () => {
     await support(s, 'POST', '/admin?r=design', { locale: 'de' });
     try {
