@@ -190,6 +190,19 @@ describe('new ticket', () => {
     expect($<HTMLTextAreaElement>(root, '#tk-message').value).toBe('Kept text');
   });
 
+  it('shows the server’s refusals in the widget’s language (German)', async () => {
+    const root = await open({ locale: 'de' });
+    click(byText(root, 'button', 'Neue Anfrage'));
+    await until(() => $(root, '#tk-subject'));
+    type($(root, '#tk-name'), 'Ada\u0007');
+    type($(root, '#tk-email'), 'ada@example.com');
+    type($(root, '#tk-subject'), 'Hallo');
+    type($(root, '#tk-message'), 'Text');
+    click(byText(root, 'button', 'Senden'));
+    const err = await until(() => $(root, '#tk-name-err'));
+    expect(err.textContent).toBe('ist ungültig');
+  });
+
   it('keeps a draft of the form (all but files) when the panel closes and the page reloads', async () => {
     let root = await open();
     click(byText(root, 'button', 'New ticket'));

@@ -1,3 +1,4 @@
+import { customerMailStrings } from '../i18n/mail-strings.js';
 import type { Reply, Ticket } from '../model/index.js';
 import type { MailMessage } from './mailer.js';
 
@@ -66,20 +67,27 @@ export function autoreplyMail(t: Ticket, subject: string, body: string, publicUr
   );
 }
 
+/** A stored ticket carries the language its customer wrote in (set at /create from Accept-Language). */
+const wordsFor = (t: Ticket) => customerMailStrings((t as { locale?: string }).locale);
+const fill = (text: string, values: Record<string, string>) =>
+  text.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
+
 export function confirmationMail(t: Ticket, publicUrl: string): MailMessage {
+  const w = wordsFor(t);
   return message(
     [t.email],
-    `We received your request: ${t.subject}`,
-    [`Hi ${t.name},`, `thank you for writing. Your ticket number is ${t.id}; we will answer as soon as we can.`],
+    fill(w.receivedSubject, { subject: t.subject }),
+    [fill(w.hi, { name: t.name }), fill(w.received, { id: t.id })],
     customerTicketLink(t, publicUrl),
   );
 }
 
 export function supportReplyMail(t: Ticket, r: Reply, publicUrl: string): MailMessage {
+  const w = wordsFor(t);
   return message(
     [t.email],
     `Re: ${t.subject}`,
-    [`Hi ${t.name},`, `${r.author ?? 'Support'} replied to your ticket:`, r.message],
+    [fill(w.hi, { name: t.name }), fill(w.replied, { author: r.author ?? w.support }), r.message],
     customerTicketLink(t, publicUrl),
   );
 }

@@ -26,6 +26,8 @@ export class IdempotencyKeyTaken extends Error {
 
 /** Internal fields of the stored record that no view shows. */
 export type StoredTicket = Ticket & {
+  /** The customer's language (i18n/locales.ts), from /create's Accept-Language: their mails are in it. */
+  locale?: string;
   /** Escalation entries that have fired for this ticket. */
   escalated?: string[];
   /** Idempotency-Keys of the requests that created or changed the ticket in the last 24 hours. */

@@ -29,11 +29,13 @@ export class ApiError extends Error {
  * One function per endpoint the widget uses. The key travels in the Authorization header only,
  * never in a URL; no cookies are sent (the default credentials mode does not send them cross-origin).
  */
-export function createApi(base: string, key: string, identity: () => string) {
+export function createApi(base: string, key: string, identity: () => string, locale: string) {
   async function send(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) {
     let res: Response;
     const signed = identity();
     if (signed) headers['X-Ticketing-Identity'] = signed;
+    // The server's error messages, and the mails of a ticket filed here, in the widget's language.
+    headers['Accept-Language'] = locale;
     try {
       res = await fetch(base + path, { method, body, headers: { Authorization: `Bearer ${key}`, ...headers } });
     } catch {

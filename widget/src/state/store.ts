@@ -31,7 +31,7 @@ export const isImage = (a: Attachment) => IMAGE.test(a.type);
  * mounted panel; components read signals (each re-renders when one it read changes) and call actions.
  */
 export function createStore(ctx: PanelContext, t: Strings) {
-  const api = createApi(ctx.api, ctx.apiKey, () => identityHeader(ctx.identity));
+  const api = createApi(ctx.api, ctx.apiKey, () => identityHeader(ctx.identity), ctx.locale);
   const publicKey = ctx.apiKey;
   /** The language of the strings (lang=…), and whether it is written right to left. */
   const lang = localeOf(ctx.locale);
