@@ -136,6 +136,7 @@ export function createWidget(
             locale: locale(),
             identity,
             prefill,
+            link: options.link,
             emit,
             requestClose: () => handle.close(),
             seen: watch,

@@ -28,6 +28,8 @@ export interface WidgetOptions {
   open?: boolean;
   locale?: string;
   position?: 'bottom-right' | 'bottom-left';
+  /** A link token from a customer mail: the panel opens on its ticket (the server's /t/ page sets it). */
+  link?: string;
   /** Where the widget's host element goes; document.body by default. */
   container?: HTMLElement;
 }

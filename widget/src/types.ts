@@ -24,6 +24,8 @@ export interface PanelContext {
   locale: string;
   identity: Identity;
   prefill: Prefill;
+  /** A link token from a customer mail (data-link): open its ticket first. */
+  link?: string | undefined;
   emit(event: WidgetEvent, detail?: unknown): void;
   /** The panel asks the host to close (Escape, the close button). */
   requestClose(): void;

@@ -7,6 +7,7 @@ export interface CustomerMailStrings {
   received: string;
   replied: string;
   support: string;
+  view: string;
 }
 
 // {subject}, {name}, {id} and {author} are filled in by mail/templates.ts.
@@ -17,6 +18,7 @@ const STRINGS: Record<CustomerLocale, CustomerMailStrings> = {
     received: 'thank you for writing. Your ticket number is {id}; we will answer as soon as we can.',
     replied: '{author} replied to your ticket:',
     support: 'Support',
+    view: 'View your ticket',
   },
   de: {
     receivedSubject: 'Wir haben Ihre Anfrage erhalten: {subject}',
@@ -24,6 +26,7 @@ const STRINGS: Record<CustomerLocale, CustomerMailStrings> = {
     received: 'vielen Dank für Ihre Nachricht. Ihre Anfragenummer ist {id}; wir antworten so bald wie möglich.',
     replied: '{author} hat auf Ihre Anfrage geantwortet:',
     support: 'Kundendienst',
+    view: 'Ihre Anfrage ansehen',
   },
   fr: {
     receivedSubject: 'Nous avons bien reçu votre demande : {subject}',
@@ -31,6 +34,7 @@ const STRINGS: Record<CustomerLocale, CustomerMailStrings> = {
     received: 'merci pour votre message. Votre numéro de demande est {id} ; nous vous répondrons dès que possible.',
     replied: '{author} a répondu à votre demande :',
     support: 'L’assistance',
+    view: 'Voir votre demande',
   },
   es: {
     receivedSubject: 'Hemos recibido su consulta: {subject}',
@@ -38,6 +42,7 @@ const STRINGS: Record<CustomerLocale, CustomerMailStrings> = {
     received: 'gracias por escribirnos. El número de su consulta es {id}; le responderemos lo antes posible.',
     replied: '{author} respondió a su consulta:',
     support: 'Soporte',
+    view: 'Ver su consulta',
   },
   ar: {
     receivedSubject: 'تلقّينا طلبك: {subject}',
@@ -45,6 +50,7 @@ const STRINGS: Record<CustomerLocale, CustomerMailStrings> = {
     received: 'شكرًا لتواصلك معنا. رقم طلبك هو {id}؛ سنرد عليك في أقرب وقت ممكن.',
     replied: 'رد {author} على طلبك:',
     support: 'فريق الدعم',
+    view: 'عرض طلبك',
   },
 };
 

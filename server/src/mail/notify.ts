@@ -1,11 +1,13 @@
 import type { Deps } from '../deps.js';
 import type { TicketEvent } from '../events/events.js';
 import { openState } from '../hours/business-hours.js';
+import { signLink } from '../links/magic-link.js';
 import { mailConfigured, type MailMessage } from './mailer.js';
 import {
   autoreplyMail,
   confirmationMail,
   customerReplyAgentMail,
+  customerTicketLink,
   newTicketAgentMail,
   supportReplyMail,
 } from './templates.js';
@@ -29,6 +31,8 @@ export function mailListener(deps: Deps) {
     const url = deps.publicUrl();
     const notify = mail.email_notify;
     const queue = (m: MailMessage) => deps.outbox.enqueue('mail', m, e.mode);
+    // The customer's way back to the ticket: a signed link, valid 30 days, revocable by support.
+    const link = () => customerTicketLink(e.ticket, url, signLink(config.link_secret, e.mode, e.ticket, deps.clock()));
     /**
      * Mail to a customer's address that a public key caused. Anyone with the public key can file a
      * ticket in any address's name, so these are limited per address and hour: over the limit the
@@ -57,18 +61,18 @@ export function mailListener(deps: Deps) {
             e.ticket,
             autoreply.subject,
             outside ? autoreply.outside_hours_message! : autoreply.message,
-            url,
+            link(),
           ),
         );
       } else if (notify.customer_on_create) {
-        await queueForCustomer(confirmationMail(e.ticket, url));
+        await queueForCustomer(confirmationMail(e.ticket, link()));
       }
       if (notify.agents_on_create && notify.agent_emails.length)
         await queue(newTicketAgentMail(e.ticket, notify.agent_emails, url));
     }
     if (e.type === 'ticket.replied' && e.reply) {
       if (!e.reply.from_customer && notify.customer_on_reply)
-        await queueForCustomer(supportReplyMail(e.ticket, e.reply, url));
+        await queueForCustomer(supportReplyMail(e.ticket, e.reply, link()));
       if (e.reply.from_customer && notify.agents_on_customer_reply && notify.agent_emails.length) {
         await queue(customerReplyAgentMail(e.ticket, e.reply, notify.agent_emails, url));
       }

@@ -35,19 +35,22 @@ function message(to: string[], subject: string, paragraphs: string[], link?: Lin
   return { to, subject: oneLine(subject), text, html };
 }
 
+/** A stored ticket carries the language its customer wrote in (set at /create from Accept-Language). */
+const wordsFor = (t: Ticket) => customerMailStrings((t as { locale?: string }).locale);
+const fill = (text: string, values: Record<string, string>) =>
+  text.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
+
 /**
- * Where a customer follows their ticket from a mail. Links in mail point only at the server's own
- * public URL, never at an address a request chose (`page_url`): anyone with the public key can file a
- * ticket in anyone's name, and the shop's support address must not mail them a link of a stranger's
- * choosing. The server has no page yet where a customer reads a ticket, so for now a customer mail
- * carries no link.
- *
- * The seam for the hosted ticket page: return `{ href: `${publicUrl}/…/<signed token>`, label: 'View
- * your ticket' }` here, a magic link signed by the server, and every customer mail carries it.
+ * Where a customer follows their ticket from a mail: `{public_url}/t/<token>`, a link signed by the
+ * server (links/magic-link.ts) and bound to the ticket and its email. Links in mail point only at the
+ * server's own public URL, never at an address a request chose (`page_url`): anyone with the public key
+ * can file a ticket in anyone's name, and the shop's support address must not mail them a link of a
+ * stranger's choosing.
  */
-export function customerTicketLink(_t: Ticket, _publicUrl: string): Link | undefined {
-  return undefined;
-}
+export const customerTicketLink = (t: Ticket, publicUrl: string, token: string): Link => ({
+  href: `${publicUrl}/t/${token}`,
+  label: wordsFor(t).view,
+});
 
 /** Agents open the ticket in the console, on this server. */
 export const agentTicketLink = (t: Ticket, publicUrl: string): Link => ({
@@ -58,37 +61,27 @@ export const agentTicketLink = (t: Ticket, publicUrl: string): Link => ({
 /** What agents read about a ticket's origin: the page it was filed from, as text, never as a link. */
 const origin = (t: Ticket) => (t.page_url ? [`Sent from the page ${t.page_url}`] : []);
 
-export function autoreplyMail(t: Ticket, subject: string, body: string, publicUrl: string): MailMessage {
-  return message(
-    [t.email],
-    fillPlaceholders(subject, t),
-    [fillPlaceholders(body, t)],
-    customerTicketLink(t, publicUrl),
-  );
+export function autoreplyMail(t: Ticket, subject: string, body: string, link?: Link): MailMessage {
+  return message([t.email], fillPlaceholders(subject, t), [fillPlaceholders(body, t)], link);
 }
 
-/** A stored ticket carries the language its customer wrote in (set at /create from Accept-Language). */
-const wordsFor = (t: Ticket) => customerMailStrings((t as { locale?: string }).locale);
-const fill = (text: string, values: Record<string, string>) =>
-  text.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
-
-export function confirmationMail(t: Ticket, publicUrl: string): MailMessage {
+export function confirmationMail(t: Ticket, link?: Link): MailMessage {
   const w = wordsFor(t);
   return message(
     [t.email],
     fill(w.receivedSubject, { subject: t.subject }),
     [fill(w.hi, { name: t.name }), fill(w.received, { id: t.id })],
-    customerTicketLink(t, publicUrl),
+    link,
   );
 }
 
-export function supportReplyMail(t: Ticket, r: Reply, publicUrl: string): MailMessage {
+export function supportReplyMail(t: Ticket, r: Reply, link?: Link): MailMessage {
   const w = wordsFor(t);
   return message(
     [t.email],
     `Re: ${t.subject}`,
     [fill(w.hi, { name: t.name }), fill(w.replied, { author: r.author ?? w.support }), r.message],
-    customerTicketLink(t, publicUrl),
+    link,
   );
 }
 

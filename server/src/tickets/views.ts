@@ -3,13 +3,22 @@ import type { StoredTicket } from '../store/ticket-store.js';
 
 /** What support (and a webhook) sees: the stored record without its internal fields. */
 export function fullView(t: StoredTicket): Ticket {
-  const { escalated: _e, idempotency: _i, locale: _l, ...rest } = t;
+  const { escalated: _e, idempotency: _i, locale: _l, link_version: _v, ...rest } = t;
   return rest;
 }
 
 /** What a customer sees: no internal assignment, tags or SLA deadline. */
 export function publicView(t: StoredTicket): PublicTicket {
-  const { agent_id: _a, tags: _t, due_at: _d, escalated: _e, idempotency: _i, locale: _l, ...rest } = t;
+  const {
+    agent_id: _a,
+    tags: _t,
+    due_at: _d,
+    escalated: _e,
+    idempotency: _i,
+    locale: _l,
+    link_version: _v,
+    ...rest
+  } = t;
   return rest;
 }
 

@@ -60,6 +60,7 @@ export function createApi(base: string, key: string, identity: () => string, loc
 
   return {
     meta: () => get('/meta').then((r) => r.data as Meta),
+    link: (token: string) => get('/link', { token }).then((r) => r.data as { ticket_id: string; email: string }),
     /** This browser's tickets (and a verified customer's) with status and unread replies, at once. */
     updates: (saved: SavedTicket[]) =>
       call(

@@ -83,6 +83,7 @@ export const ar: Strings = {
   statuses: { open: 'مفتوح', pending: 'قيد الانتظار', answered: 'تم الرد', closed: 'مغلق' },
   loading: 'جارٍ التحميل…',
   notFound: 'تعذّر العثور على هذا الطلب.',
+  linkInvalid: 'انتهت صلاحية هذا الرابط أو تم إلغاؤه. اطلب رابطًا جديدًا من فريق الدعم.',
   createdTitle: 'تم استلام الطلب',
   createdNumber: 'رقم طلبك هو {id}.',
   createdNext: 'سنرد عليك عبر البريد الإلكتروني على {email}. ويمكنك أيضًا متابعة الطلب هنا على هذا الجهاز.',

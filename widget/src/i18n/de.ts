@@ -61,6 +61,7 @@ export const de: Strings = {
   statuses: { open: 'Offen', pending: 'Wartend', answered: 'Beantwortet', closed: 'Geschlossen' },
   loading: 'Wird geladen…',
   notFound: 'Diese Anfrage wurde nicht gefunden.',
+  linkInvalid: 'Dieser Link ist abgelaufen oder wurde widerrufen. Bitten Sie den Kundendienst um einen neuen.',
   createdTitle: 'Anfrage erhalten',
   createdNumber: 'Ihre Anfragenummer ist {id}.',
   createdNext: 'Wir antworten per E-Mail an {email}. Sie können die Anfrage auch hier auf diesem Gerät verfolgen.',

@@ -69,6 +69,7 @@ export const en = {
   statuses: { open: 'Open', pending: 'Pending', answered: 'Answered', closed: 'Closed' } as Record<string, string>,
   loading: 'Loading…',
   notFound: 'This ticket could not be found.',
+  linkInvalid: 'This link has expired or was revoked. Ask support for a new one.',
   createdTitle: 'Ticket received',
   createdNumber: 'Your ticket number is {id}.',
   createdNext: 'We will answer by email to {email}. You can also follow the ticket here, on this device.',

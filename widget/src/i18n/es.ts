@@ -69,6 +69,7 @@ export const es: Strings = {
   statuses: { open: 'Abierta', pending: 'Pendiente', answered: 'Respondida', closed: 'Cerrada' },
   loading: 'Cargando…',
   notFound: 'No se encontró esta consulta.',
+  linkInvalid: 'Este enlace caducó o fue revocado. Pida uno nuevo a soporte.',
   createdTitle: 'Consulta recibida',
   createdNumber: 'El número de su consulta es {id}.',
   createdNext: 'Le responderemos por correo a {email}. También puede seguir la consulta aquí, en este dispositivo.',

@@ -69,6 +69,7 @@ export const fr: Strings = {
   statuses: { open: 'Ouverte', pending: 'En attente', answered: 'Répondue', closed: 'Fermée' },
   loading: 'Chargement…',
   notFound: 'Cette demande est introuvable.',
+  linkInvalid: 'Ce lien a expiré ou a été révoqué. Demandez-en un nouveau à l’assistance.',
   createdTitle: 'Demande reçue',
   createdNumber: 'Le numéro de votre demande est {id}.',
   createdNext: 'Nous vous répondrons par e-mail à {email}. Vous pouvez aussi suivre la demande ici, sur cet appareil.',

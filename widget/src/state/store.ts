@@ -96,6 +96,7 @@ export function createStore(ctx: PanelContext, t: Strings) {
 
   /** Reloads the open ticket if it changed (If-None-Match); announces new replies from support. */
   async function refresh(id: string, email: string) {
+    if (!id) return; // a link that opened nothing: its error stays
     try {
       const result = await api.ticket(id, email, etag);
       if (!result) return;
@@ -167,6 +168,16 @@ export function createStore(ctx: PanelContext, t: Strings) {
     ticket.value = await api.rate(current.id, current.email, score, comment.trim());
     ctx.emit('rated', { id: current.id, score });
   }
+
+  /** A link from a mail: its ticket opens (and is remembered here once shown). */
+  if (ctx.link)
+    api.link(ctx.link).then(
+      (x) => void openTicket(x.ticket_id, x.email),
+      (err: unknown) => {
+        go({ name: 'thread', id: '', email: '' });
+        ticketError.value = err instanceof ApiError && err.status === 403 ? t.linkInvalid : describe(err);
+      },
+    );
 
   /** Forgets this device's tickets and every draft with them. */
   function forget() {
