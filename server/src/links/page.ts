@@ -21,7 +21,7 @@ export function linkPage(deps: { keys: KeyStore }): Middleware {
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set(
       'Content-Security-Policy',
-      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' blob:; " +
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' blob: data:; " +
         "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     ctx.type = 'text/html; charset=utf-8';
@@ -34,7 +34,7 @@ export function linkPage(deps: { keys: KeyStore }): Middleware {
     const locale = negotiate(ctx.get('Accept-Language')) ?? 'en';
     ctx.body =
       `<!doctype html><html lang="${locale}"><head><meta charset="utf-8">` +
-      `<meta name="viewport" content="width=device-width,initial-scale=1"><title>Support</title></head><body>` +
+      `<meta name="viewport" content="width=device-width,initial-scale=1"><title>Support</title><link rel="icon" href="data:,"></head><body>` +
       `<script src="/widget.js" data-key="${key}" data-locale="${locale}" data-open="true" data-link="${token}" async></script>` +
       `</body></html>\n`;
   };
