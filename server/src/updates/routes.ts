@@ -83,14 +83,16 @@ const updates = route({
         for (const item of items) {
           if (seen.has(item.id)) continue;
           const t = await store.get(item.id);
-          if (t) (tickets.push(t), seen.set(t.id, null));
+          if (!t) continue;
+          tickets.push(t);
+          seen.set(t.id, null);
         }
       }
       // A ticket this device has never shown has nothing unread here: only news since it was seen counts.
       const data = tickets.map((t) => {
         const view = customerTicket(t);
         const had = seen.get(t.id);
-        return { ...view, unread: had == null ? 0 : Math.max(0, view.support_replies - had) };
+        return { ...view, unread: had === null || had === undefined ? 0 : Math.max(0, view.support_replies - had) };
       });
       return { unread: data.reduce((n, t) => n + t.unread, 0), data };
     }
