@@ -8,7 +8,8 @@ const manifest = JSON.parse(readFileSync(new URL('./dist/.vite/manifest.json', i
   string,
   { file: string; isEntry?: boolean }
 >;
-const panel = Object.values(manifest).find((m) => m.isEntry)!.file;
+const panel = manifest['src/panel/panel.tsx']!.file;
+const watch = manifest['src/watch.ts']!.file;
 
 // V8's explicit compile hint (Chromium 136+): nearly every function of widget.js runs on load, so V8 compiles
 // them all while streaming the script, off the page's main thread, instead of one by one on first call
@@ -23,7 +24,7 @@ const compileHint: Plugin = {
 
 export default defineConfig(
   mergeConfig(shared, {
-    define: { __PANEL_FILE__: JSON.stringify(panel) },
+    define: { __PANEL_FILE__: JSON.stringify(panel), __WATCH_FILE__: JSON.stringify(watch) },
     plugins: [compileHint],
     build: {
       outDir: 'dist',

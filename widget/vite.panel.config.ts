@@ -4,7 +4,8 @@ import { shared } from './vite.shared.js';
 // Build 1 of 3: the panel (Preact app) as ES modules with hashed names, loaded by widget.js on first
 // open. Hashed files never change, so the server caches them forever.
 // Loaded on demand (dynamic import()): the locale tables and the rarely seen views.
-const LAZY = /\/src\/(i18n\/\w+|components\/(Article|Files|Rating|Turnstile|markdown))\.tsx?$/;
+const LAZY =
+  /\/src\/(watch\.ts|styles\/badge\.css|state\/validate\.ts|i18n\/\w+\.ts|components\/(Article|Files|Rating|Tickets|Turnstile|markdown)\.tsx)/;
 
 export default defineConfig(
   mergeConfig(shared, {
@@ -13,7 +14,8 @@ export default defineConfig(
       emptyOutDir: true,
       manifest: true,
       rollupOptions: {
-        input: { panel: 'src/panel/panel.tsx' },
+        // watch.ts: the unread watcher the launcher loads for returning customers (no Preact in it).
+        input: { panel: 'src/panel/panel.tsx', watch: 'src/watch.ts' },
         preserveEntrySignatures: 'allow-extension',
         output: {
           format: 'es',

@@ -2,7 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
-  define: { __PANEL_FILE__: JSON.stringify('widget/panel-test.js') },
+  define: {
+    __PANEL_FILE__: JSON.stringify('widget/panel-test.js'),
+    __WATCH_FILE__: JSON.stringify('widget/watch-test.js'),
+  },
   test: {
     include: ['src/**/*.test.{ts,tsx}'],
     environment: 'happy-dom',

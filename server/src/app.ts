@@ -17,6 +17,8 @@ import { withIdentity } from './identity/verify.js';
 import { bearerKey } from './keys/bearer.js';
 import { kbRoutes } from './kb/routes.js';
 import { liveRoutes } from './live/routes.js';
+import { linkRoutes } from './links/routes.js';
+import { linkPage } from './links/page.js';
 import { moduleEnabled } from './model/index.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { portalRoutes } from './portal/routes.js';
@@ -39,6 +41,7 @@ const FEATURE_ROUTES = [
   ...portalRoutes,
   ...customerRoutes,
   ...updatesRoutes,
+  ...linkRoutes,
   ...kbRoutes,
   ...settingsRoutes,
   ...adminRoutes,
@@ -92,6 +95,7 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
     serveAssets(widget, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' }),
     consoleApp.middleware,
     apiReference(ROUTES, deps), // /docs: the browsable API reference
+    linkPage(deps), // /t/<token>: the ticket a customer mail links to
     ...(extra.site ? [extra.site] : []), // the demo pages, in demo mode only
   ]);
   const api = compose<Koa.ParameterizedContext>([

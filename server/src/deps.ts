@@ -12,12 +12,14 @@ import type { TicketDeps } from './tickets/deps.js';
 import type { LiveDeps } from './live/routes.js';
 import type { UnitOfWork } from './store/unit-of-work.js';
 import type { UpdatesDeps } from './updates/routes.js';
+import type { LinkDeps } from './links/routes.js';
 
 /**
  * Everything the app needs from outside, passed to createApp so tests can build it with real parts.
  * Each feature declares what it uses (TicketDeps, AdminDeps, …); this is all of them together.
  */
-export interface Deps extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps, SessionRouteDeps, UpdatesDeps, LiveDeps {
+export interface Deps
+  extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps, SessionRouteDeps, UpdatesDeps, LiveDeps, LinkDeps {
   config: Config;
   /** The API keys (the bearer credential looks them up by hash). */
   keys: KeyStore;

@@ -2,6 +2,8 @@ import launcherCss from './styles/launcher.css?inline';
 import { adopt } from './styles/adopt.js';
 import type {
   Identity,
+  WatchModule,
+  Watcher,
   PanelHandle,
   PanelModule,
   Prefill,
@@ -45,7 +47,11 @@ const warn = (...args: unknown[]) => console.error('[ticketing]', ...args);
  * included) and the launcher go in at once. XMLHttpRequest costs the page less than a first fetch();
  * the icon is CSS (launcher.css), not an SVG element; no element.style.
  */
-export function createWidget(options: WidgetOptions, loadPanel: () => Promise<PanelModule>): TicketingHandle {
+export function createWidget(
+  options: WidgetOptions,
+  loadPanel: () => Promise<PanelModule>,
+  loadWatch: () => Promise<WatchModule>,
+): TicketingHandle {
   const listeners: Record<string, Set<(detail?: unknown) => void>> = {};
   const emit = (event: WidgetEvent, detail?: unknown) =>
     listeners[event]?.forEach((fn) => {
@@ -67,8 +73,41 @@ export function createWidget(options: WidgetOptions, loadPanel: () => Promise<Pa
   let destroyed = false;
   const identity: Identity = {};
   const prefill: Prefill = {};
+  let label = '';
+  let watcher: Promise<Watcher> | undefined;
 
   const locale = () => options.locale ?? config!.design.locale;
+
+  /**
+   * Unread replies (watch.ts, a file of its own): started once this browser remembers a ticket or
+   * the page identified a verified customer; nothing is loaded or sent for anyone else.
+   */
+  const watch = () => {
+    let any = Boolean(identity.signature);
+    try {
+      any ||= localStorage.getItem(`ticketing:tickets:${options.key}`) !== null;
+    } catch {
+      /* no storage: nothing remembered */
+    }
+    if (destroyed || !button || !(any || watcher)) return;
+    (watcher ??= loadWatch().then((m) =>
+      m.startWatch({
+        ...options,
+        root: root!,
+        button: button!,
+        label,
+        locale: locale(),
+        identity,
+        emit,
+        // Only a thread on screen is reloaded: reloading marks its replies seen.
+        refresh: () => isOpen && panel?.refresh(),
+        isOpen: () => isOpen,
+      }),
+    )).then(
+      (w) => (destroyed ? w.stop() : w.restart()),
+      () => (watcher = undefined),
+    );
+  };
   const load = () => {
     module ??= loadPanel().then(
       (m) => (m.prefetch(locale()), m),
@@ -97,8 +136,10 @@ export function createWidget(options: WidgetOptions, loadPanel: () => Promise<Pa
             locale: locale(),
             identity,
             prefill,
+            link: options.link,
             emit,
             requestClose: () => handle.close(),
+            seen: watch,
           });
           panel.show();
           isOpen = true;
@@ -121,6 +162,7 @@ export function createWidget(options: WidgetOptions, loadPanel: () => Promise<Pa
     identify(next) {
       Object.assign(identity, next);
       panel?.identify(identity);
+      watch();
     },
     prefill(next) {
       Object.assign(prefill, next);
@@ -133,6 +175,7 @@ export function createWidget(options: WidgetOptions, loadPanel: () => Promise<Pa
     destroy() {
       destroyed = true;
       xhr.abort();
+      void watcher?.then((w) => w.stop());
       panel?.destroy();
       host?.remove();
       for (const k in listeners) delete listeners[k];
@@ -144,7 +187,7 @@ export function createWidget(options: WidgetOptions, loadPanel: () => Promise<Pa
     const d = c.design;
     const color = HEX.test(d.primary_color) ? d.primary_color : '#2563eb';
     const tag = locale();
-    const label = d.launcher_label ?? LABELS[tag] ?? LABELS[tag.split('-')[0]!] ?? LABELS.en!;
+    label = d.launcher_label ?? LABELS[tag] ?? LABELS[tag.split('-')[0]!] ?? LABELS.en!;
     host = document.createElement('div');
     host.setAttribute('data-ticketing', '');
     host.setAttribute('data-position', options.position ?? d.position);
@@ -166,6 +209,7 @@ export function createWidget(options: WidgetOptions, loadPanel: () => Promise<Pa
     root.append(button);
     (options.container ?? document.body).append(host);
     emit('ready');
+    watch();
     if (options.open || wantOpen) handle.open();
   }
 

@@ -13,7 +13,11 @@ export function mount(options: WidgetOptions): TicketingHandle {
   if (options.key.startsWith('sk_'))
     throw new Error('[ticketing] mount() needs your public key (pk_…), not a secret key.');
   if (mounted) return mounted;
-  const handle = createWidget({ ...options, api: options.api.replace(/\/+$/, '') }, () => import('./panel/panel.js'));
+  const handle = createWidget(
+    { ...options, api: options.api.replace(/\/+$/, '') },
+    () => import('./panel/panel.js'),
+    () => import('./watch.js'),
+  );
   const destroy = handle.destroy;
   mounted = Object.assign(handle, {
     destroy() {

@@ -1,9 +1,10 @@
 import { createWidget } from './host.js';
 import { readOptions } from './options.js';
-import type { PanelModule, TicketingHandle } from './types.js';
+import type { PanelModule, TicketingHandle, WatchModule } from './types.js';
 
 // The panel's file name, hashed, is known only after the panel build (see vite.loader.config.ts).
 declare const __PANEL_FILE__: string;
+declare const __WATCH_FILE__: string;
 
 type Queued = unknown[];
 type Global = ((command: string, ...args: unknown[]) => unknown) &
@@ -23,7 +24,12 @@ type Global = ((command: string, ...args: unknown[]) => unknown) &
     return;
   }
   const panelUrl = new URL(__PANEL_FILE__, script.src).href;
-  const handle = createWidget(options, () => import(/* @vite-ignore */ panelUrl) as Promise<PanelModule>);
+  const watchUrl = new URL(__WATCH_FILE__, script.src).href;
+  const handle = createWidget(
+    options,
+    () => import(/* @vite-ignore */ panelUrl) as Promise<PanelModule>,
+    () => import(/* @vite-ignore */ watchUrl) as Promise<WatchModule>,
+  );
   const queued = w.Ticketing?.q ?? [];
   const api = ((command: string, ...args: unknown[]) => {
     const fn = (handle as unknown as Record<string, (...a: unknown[]) => unknown>)[command];

@@ -15,6 +15,7 @@ export function readOptions(script: { dataset: DOMStringMap; src: string }): Wid
   const api = (d.api ?? `${new URL(script.src).origin}/v1`).replace(/\/+$/, '');
   const options: WidgetOptions = { key, api };
   if (d.open === 'true') options.open = true;
+  if (d.link) options.link = d.link;
   if (d.locale) options.locale = d.locale;
   if (d.position === 'bottom-left' || d.position === 'bottom-right') options.position = d.position;
   return options;

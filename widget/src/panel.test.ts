@@ -114,9 +114,9 @@ describe('new ticket', () => {
       email: 'ada@example.com',
     });
     expect(JSON.parse(localStorage.getItem(`ticketing:tickets:${s.keys.pk}`)!)).toEqual([
-      { id, email: 'ada@example.com', subject: 'Refund for order 42', created_at: stored.body.created_at },
+      { id, email: 'ada@example.com', subject: 'Refund for order 42', created_at: stored.body.created_at, seen: 0 },
     ]);
-    expect($(root, '.sr[aria-live="polite"]').textContent).toContain('Your ticket was sent');
+    expect($(root, '.tk .sr[aria-live="polite"]').textContent).toContain('Your ticket was sent');
     // A clear confirmation: the ticket's number and what happens next, with focus on it.
     const done = $(root, '.created');
     expect(done.textContent).toContain(`Your ticket number is ${id}.`);
@@ -149,6 +149,8 @@ describe('new ticket', () => {
       'tk-f-order_id': 'Please fill this in.',
       'tk-subject': 'Please fill this in.',
     };
+    // The checks are a file of their own, preloaded with the form: nothing is sent meanwhile.
+    await until(() => $(root, '#tk-name-err'));
     for (const [id, text] of Object.entries(expected)) {
       expect($(root, `#${id}-err`).textContent).toBe(text);
       expect($(root, `#${id}`).getAttribute('aria-invalid')).toBe('true');
@@ -156,7 +158,7 @@ describe('new ticket', () => {
     }
     expect(root.querySelector('#tk-message-err')).toBeNull();
     await until(() => expect(root.activeElement).toBe($(root, '#tk-name')));
-    expect($(root, '.sr[aria-live="polite"]').textContent).toBe('Please correct the 4 highlighted fields.');
+    expect($(root, '.tk .sr[aria-live="polite"]').textContent).toBe('Please correct the 4 highlighted fields.');
     expect($<HTMLTextAreaElement>(root, '#tk-message').value).toBe('Kept text');
     // Nothing went to the server.
     expect((await support(s, 'GET', '/list?email=not-an-email')).body.total).toBe(0);
@@ -186,6 +188,19 @@ describe('new ticket', () => {
     expect($(root, '#tk-name').getAttribute('aria-invalid')).toBe('true');
     await until(() => expect(root.activeElement).toBe($(root, '#tk-name')));
     expect($<HTMLTextAreaElement>(root, '#tk-message').value).toBe('Kept text');
+  });
+
+  it('shows the server’s refusals in the widget’s language (German)', async () => {
+    const root = await open({ locale: 'de' });
+    click(byText(root, 'button', 'Neue Anfrage'));
+    await until(() => $(root, '#tk-subject'));
+    type($(root, '#tk-name'), 'Ada\u0007');
+    type($(root, '#tk-email'), 'ada@example.com');
+    type($(root, '#tk-subject'), 'Hallo');
+    type($(root, '#tk-message'), 'Text');
+    click(byText(root, 'button', 'Senden'));
+    const err = await until(() => $(root, '#tk-name-err'));
+    expect(err.textContent).toBe('ist ungültig');
   });
 
   it('keeps a draft of the form (all but files) when the panel closes and the page reloads', async () => {
@@ -307,7 +322,7 @@ describe('thread', () => {
     expect($(reply, 'strong').textContent).toBe('new one');
     const link = $<HTMLAnchorElement>(reply, 'a');
     expect([link.href, link.target, link.rel]).toEqual(['https://shop.example/track', '_blank', 'noopener noreferrer']);
-    expect($(root, '.sr[aria-live="polite"]').textContent).toBe('New reply from support.');
+    expect($(root, '.tk .sr[aria-live="polite"]').textContent).toBe('New reply from support.');
   });
 
   it('sends a reply with a file, keeps a reply draft until it is sent, asks to close, and rates with a comment', async () => {

@@ -3,6 +3,11 @@
 export interface Identity {
   name?: string;
   email?: string;
+  /**
+   * Hex HMAC-SHA256 of `email` under the portal's identity secret, computed on the site's server: the
+   * customer then sees all their tickets on any device. Without it (or when wrong) they are anonymous.
+   */
+  signature?: string;
 }
 
 export interface Prefill {
@@ -12,7 +17,8 @@ export interface Prefill {
   fields?: Record<string, string>;
 }
 
-export type WidgetEvent = 'ready' | 'open' | 'close' | 'ticket:created' | 'reply:sent' | 'rated' | 'error';
+/** `reply`: support replied while the page was open; the detail is `{ unread }`, the new unread total. */
+export type WidgetEvent = 'ready' | 'open' | 'close' | 'ticket:created' | 'reply:sent' | 'rated' | 'error' | 'reply';
 
 export interface WidgetOptions {
   /** The public key (pk_live_… or pk_test_…). */
@@ -22,6 +28,8 @@ export interface WidgetOptions {
   open?: boolean;
   locale?: string;
   position?: 'bottom-right' | 'bottom-left';
+  /** A link token from a customer mail: the panel opens on its ticket (the server's /t/ page sets it). */
+  link?: string;
   /** Where the widget's host element goes; document.body by default. */
   container?: HTMLElement;
 }

@@ -1,7 +1,9 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
-import { MODULE_FEATURES, type ModuleName } from '../model/index.js';
+import { localizeError } from '../i18n/error-messages.js';
+import { negotiate } from '../i18n/locales.js';
+import { MODULE_FEATURES, type ModuleName, type RequestActor } from '../model/index.js';
 
 export interface ErrorDetail {
   param: string;
@@ -89,9 +91,18 @@ export function errorRenderer(logger: Logger): Middleware {
       }
       ctx.status = api.status;
       for (const [k, v] of Object.entries(api.extra.headers ?? {})) ctx.set(k, v);
-      const body: Record<string, unknown> = { code: api.code, message: api.message };
+      // A customer reads the message (the widget shows it): in their language (Accept-Language, which
+      // the widget sets to its own), once we know the request is a customer's. Codes stay as they are.
+      const actor = ctx.state.actor as RequestActor | undefined;
+      const locale = actor?.kind === 'customer' ? negotiate(ctx.get('Accept-Language')) : undefined;
+      const { message, details } = locale
+        ? localizeError(locale, api.code, api.message, api.extra.details)
+        : { message: api.message, details: api.extra.details };
+      if (actor?.kind === 'customer') ctx.vary('Accept-Language');
+      if (locale) ctx.set('Content-Language', locale);
+      const body: Record<string, unknown> = { code: api.code, message };
       if (api.extra.param) body.param = api.extra.param;
-      if (api.extra.details) body.details = api.extra.details;
+      if (details) body.details = details;
       ctx.body = { error: body };
     }
   };

@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { TicketEvent } from '../events/events.js';
 import { openState } from '../hours/business-hours.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { signLink } from '../links/magic-link.js';
 import type { Outbox } from '../outbox/outbox.js';
 import type { ConfigStore } from '../store/config-store.js';
 import { mailConfigured, type MailMessage } from './mailer.js';
@@ -10,6 +11,7 @@ import {
   autoreplyMail,
   confirmationMail,
   customerReplyAgentMail,
+  customerTicketLink,
   newTicketAgentMail,
   supportReplyMail,
 } from './templates.js';
@@ -54,6 +56,8 @@ export function mailListener(deps: MailListenerDeps) {
     // Every mail of a ticket threads with the others; the customer's carries the ticket's reply address.
     const queue = (m: MailMessage) =>
       deps.outbox.enqueue('mail', { ...m, threading: threadHeaders(e.ticket.id, from) }, e.mode);
+    // The customer's way back to the ticket: a signed link, valid 30 days, revocable by support.
+    const link = () => customerTicketLink(e.ticket, url, signLink(config.link_secret, e.mode, e.ticket, deps.clock()));
     /**
      * Mail to a customer's address that a public key caused. Anyone with the public key can file a
      * ticket in any address's name, so these are limited per address and hour: over the limit the
@@ -99,19 +103,19 @@ export function mailListener(deps: MailListenerDeps) {
             e.ticket,
             autoreply.subject,
             outside ? autoreply.outside_hours_message! : autoreply.message,
-            url,
+            link(),
             e.mail?.refused,
           ),
         );
       } else if (notify.customer_on_create) {
-        await queueForCustomer(confirmationMail(e.ticket, url, e.mail?.refused));
+        await queueForCustomer(confirmationMail(e.ticket, link(), e.mail?.refused));
       }
       if (notify.agents_on_create && notify.agent_emails.length)
         await queue(newTicketAgentMail(e.ticket, notify.agent_emails, url));
     }
     if (e.type === 'ticket.replied' && e.reply) {
       if (!e.reply.from_customer && notify.customer_on_reply)
-        await queueForCustomer(supportReplyMail(e.ticket, e.reply, url));
+        await queueForCustomer(supportReplyMail(e.ticket, e.reply, link()));
       if (e.reply.from_customer && notify.agents_on_customer_reply && notify.agent_emails.length) {
         await queue(customerReplyAgentMail(e.ticket, e.reply, notify.agent_emails, url));
       }

@@ -1,3 +1,4 @@
+import { customerMailStrings } from '../i18n/mail-strings.js';
 import type { Reply, Ticket } from '../model/index.js';
 import type { MailMessage } from './mailer.js';
 import { REPLY_MARKER, type AutoSubmitted } from './threading.js';
@@ -48,19 +49,22 @@ function message(
 const AUTO_REPLY = { auto: 'auto-replied', marker: true } as const;
 const TO_AGENTS = { auto: 'auto-generated' } as const;
 
+/** A stored ticket carries the language its customer wrote in (set at /create from Accept-Language). */
+const wordsFor = (t: Ticket) => customerMailStrings((t as { locale?: string }).locale);
+const fill = (text: string, values: Record<string, string>) =>
+  text.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
+
 /**
- * Where a customer follows their ticket from a mail. Links in mail point only at the server's own
- * public URL, never at an address a request chose (`page_url`): anyone with the public key can file a
- * ticket in anyone's name, and the shop's support address must not mail them a link of a stranger's
- * choosing. The server has no page yet where a customer reads a ticket, so for now a customer mail
- * carries no link.
- *
- * The seam for the hosted ticket page: return `{ href: `${publicUrl}/…/<signed token>`, label: 'View
- * your ticket' }` here, a magic link signed by the server, and every customer mail carries it.
+ * Where a customer follows their ticket from a mail: `{public_url}/t/<token>`, a link signed by the
+ * server (links/magic-link.ts) and bound to the ticket and its email. Links in mail point only at the
+ * server's own public URL, never at an address a request chose (`page_url`): anyone with the public key
+ * can file a ticket in anyone's name, and the shop's support address must not mail them a link of a
+ * stranger's choosing.
  */
-function customerTicketLink(_t: Ticket, _publicUrl: string): Link | undefined {
-  return undefined;
-}
+export const customerTicketLink = (t: Ticket, publicUrl: string, token: string): Link => ({
+  href: `${publicUrl}/t/${token}`,
+  label: wordsFor(t).view,
+});
 
 /** Agents open the ticket in the console, on this server. */
 const agentTicketLink = (t: Ticket, publicUrl: string): Link => ({
@@ -79,38 +83,36 @@ export function autoreplyMail(
   t: Ticket,
   subject: string,
   body: string,
-  publicUrl: string,
+  link?: Link,
   refused: string[] = [],
 ): MailMessage {
   return message(
     [t.email],
     fillPlaceholders(subject, t),
     [fillPlaceholders(body, t), ...notAttached(refused)],
-    customerTicketLink(t, publicUrl),
+    link,
     AUTO_REPLY,
   );
 }
 
-export function confirmationMail(t: Ticket, publicUrl: string, refused: string[] = []): MailMessage {
+export function confirmationMail(t: Ticket, link?: Link, refused: string[] = []): MailMessage {
+  const w = wordsFor(t);
   return message(
     [t.email],
-    `We received your request: ${t.subject}`,
-    [
-      `Hi ${t.name},`,
-      `thank you for writing. Your ticket number is ${t.id}; we will answer as soon as we can.`,
-      ...notAttached(refused),
-    ],
-    customerTicketLink(t, publicUrl),
+    fill(w.receivedSubject, { subject: t.subject }),
+    [fill(w.hi, { name: t.name }), fill(w.received, { id: t.id }), ...notAttached(refused)],
+    link,
     AUTO_REPLY,
   );
 }
 
-export function supportReplyMail(t: Ticket, r: Reply, publicUrl: string): MailMessage {
+export function supportReplyMail(t: Ticket, r: Reply, link?: Link): MailMessage {
+  const w = wordsFor(t);
   return message(
     [t.email],
     `Re: ${t.subject}`,
-    [`Hi ${t.name},`, `${r.author ?? 'Support'} replied to your ticket:`, r.message],
-    customerTicketLink(t, publicUrl),
+    [fill(w.hi, { name: t.name }), fill(w.replied, { author: r.author ?? w.support }), r.message],
+    link,
     { marker: true }, // written by a person: no Auto-Submitted, an out-of-office may answer it
   );
 }

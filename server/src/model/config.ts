@@ -11,6 +11,7 @@ import {
   TagsSchema,
 } from './automation.js';
 import { IdentitySchema } from './identity.js';
+import { randomToken } from './ids.js';
 import { ArticleSchema } from './kb.js';
 import { StoredKeySchema } from './keys.js';
 import { MailSchema } from './mail.js';
@@ -76,6 +77,14 @@ export const ConfigDataSchema = z
      * through /admin.
      */
     mail_token_secret: z.string().nullable().default(null),
+    /**
+     * Signs the links in customer mails (links/magic-link.ts). Generated once (a configuration without
+     * one is written back with it), never in any answer.
+     */
+    link_secret: z
+      .string()
+      .min(32)
+      .default(() => randomToken(43)),
   })
   .transform(withWebhookSecrets);
 export type ConfigData = z.infer<typeof ConfigDataSchema>;

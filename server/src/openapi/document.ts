@@ -41,6 +41,14 @@ const HEADERS: Record<string, { description: string; schema: Json }> = {
 };
 
 const REQUEST_HEADERS: Record<string, Json> = {
+  'Accept-Language': {
+    name: 'Accept-Language',
+    in: 'header',
+    required: false,
+    description:
+      'With a public key: error messages in en, de, fr, es or ar; on /create, the language of the customer’s mails.',
+    schema: { type: 'string' },
+  },
   'X-Ticketing-Identity': {
     name: 'X-Ticketing-Identity',
     in: 'header',

@@ -26,6 +26,10 @@ export class IdempotencyKeyTaken extends Error {
 
 /** Internal fields of the stored record that no view shows. */
 export type StoredTicket = Ticket & {
+  /** Bumped when support revokes the ticket's links (links/magic-link.ts): older links stop working. */
+  link_version?: number;
+  /** The customer's language (i18n/locales.ts), from /create's Accept-Language: their mails are in it. */
+  locale?: string;
   /** Escalation entries that have fired for this ticket. */
   escalated?: string[];
   /** Idempotency-Keys of the requests that created or changed the ticket in the last 24 hours. */

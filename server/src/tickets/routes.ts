@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { checkBlocklists } from '../abuse/blocklist.js';
 import type { TicketEventType } from '../events/events.js';
 import { checkFile, type CheckedFile } from '../files/check-file.js';
+import { negotiate } from '../i18n/locales.js';
 import { ApiError, moduleDisabled, notFound, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import { fillPlaceholders } from '../mail/templates.js';
@@ -110,7 +111,7 @@ const create = route({
     'JSON, a form, or multipart with up to 10 files in attachments[] (each checked as /upload checks a file). ' +
     'With a public key and Turnstile on, cf-turnstile-response is verified.',
   body: { schema: CreateInput, encodings: ENCODINGS, files: { fields: ['attachments[]', 'attachments'], max: 10 } },
-  requestHeaders: ['Idempotency-Key', 'X-Ticketing-Identity'],
+  requestHeaders: ['Idempotency-Key', 'X-Ticketing-Identity', 'Accept-Language'],
   responses: { 201: ticketAnswer('The new ticket, in the caller’s view') },
   errors: {
     403: ['blocked', 'module_disabled', 'captcha_failed'],
@@ -160,9 +161,12 @@ const create = route({
         type: f.type,
         created_at: at,
       }));
+      // The customer's language, for the mails they get about this ticket.
+      const locale = customer ? negotiate(header('Accept-Language')) : undefined;
       const stored = await deps.tickets[actor.mode].create({
         ticket: derive(
           {
+            ...(locale ? { locale } : {}),
             id,
             subject: input.subject,
             message: input.message,

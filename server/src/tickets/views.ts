@@ -3,7 +3,7 @@ import type { StoredTicket } from '../store/ticket-store.js';
 
 /** What support (and a webhook) sees: the stored record without its internal fields. */
 export function fullView(t: StoredTicket): Ticket {
-  const { escalated: _e, idempotency: _i, ...rest } = t;
+  const { escalated: _e, idempotency: _i, locale: _l, link_version: _v, ...rest } = t;
   return rest;
 }
 
@@ -12,7 +12,17 @@ export function fullView(t: StoredTicket): Ticket {
  * files included), no agent's id on a reply.
  */
 export function publicView(t: StoredTicket): PublicTicket {
-  const { agent_id: _a, tags: _t, due_at: _d, activity: _y, escalated: _e, idempotency: _i, ...rest } = t;
+  const {
+    agent_id: _a,
+    tags: _t,
+    due_at: _d,
+    activity: _y,
+    escalated: _e,
+    idempotency: _i,
+    locale: _l,
+    link_version: _v,
+    ...rest
+  } = t;
   return { ...rest, replies: rest.replies.filter((r) => !isNote(r)).map(({ agent_id: _g, ...r }) => r) };
 }
 

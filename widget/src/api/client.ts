@@ -1,4 +1,14 @@
 import type { Article, Attachment, KbListItem, Meta, PublicTicket } from '../types.js';
+import type { SavedTicket } from '../state/saved-tickets.js';
+
+/** A ticket as GET /updates lists it: status, last activity and what is unread. */
+export interface Watched {
+  id: string;
+  subject: string;
+  status: string;
+  updated_at: string;
+  unread: number;
+}
 
 export type { Article };
 
@@ -19,9 +29,13 @@ export class ApiError extends Error {
  * One function per endpoint the widget uses. The key travels in the Authorization header only,
  * never in a URL; no cookies are sent (the default credentials mode does not send them cross-origin).
  */
-export function createApi(base: string, key: string) {
+export function createApi(base: string, key: string, identity: () => string, locale: string) {
   async function send(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) {
     let res: Response;
+    const signed = identity();
+    if (signed) headers['X-Ticketing-Identity'] = signed;
+    // The server's error messages, and the mails of a ticket filed here, in the widget's language.
+    headers['Accept-Language'] = locale;
     try {
       res = await fetch(base + path, { method, body, headers: { Authorization: `Bearer ${key}`, ...headers } });
     } catch {
@@ -46,6 +60,13 @@ export function createApi(base: string, key: string) {
 
   return {
     meta: () => get('/meta').then((r) => r.data as Meta),
+    link: (token: string) => get('/link', { token }).then((r) => r.data as { ticket_id: string; email: string }),
+    /** This browser's tickets (and a verified customer's) with status and unread replies, at once. */
+    updates: (saved: SavedTicket[]) =>
+      call(
+        'GET',
+        `/updates?${new URLSearchParams(saved.map((t) => ['watch', `${t.id}:${t.seen ?? ''}:${t.email}`]))}`,
+      ).then((r) => (r.data as { data: Watched[] }).data),
     kb: (q: string) => get('/kb', { q }).then((r) => (r.data as { data: KbListItem[] }).data),
     article: (id: string) => get('/kb', { id }).then((r) => r.data as Article),
     create: (form: FormData, idempotencyKey: string) =>

@@ -1,7 +1,11 @@
 import { useSignal } from '@preact/signals';
 import { useDebounced, useStore } from '../state/context.js';
 import type { KbListItem } from '../types.js';
+import { lazy } from './lazy.js';
 import { Offline } from './Offline.js';
+
+// Returning customers only: the list with status and unread replies is a file of its own.
+const Tickets = lazy(() => import('./Tickets.js').then((m) => m.Tickets));
 
 /** Greeting, knowledge-base search with live suggestions, a new ticket, and this browser's tickets. */
 export function Home() {
@@ -43,25 +47,7 @@ export function Home() {
         {t.newTicket}
       </button>
       <h3>{t.yourTickets}</h3>
-      {s.saved.value.length === 0 ? (
-        <p class="muted">{t.noTickets}</p>
-      ) : (
-        <>
-          <ul class="list">
-            {s.saved.value.map((x) => (
-              <li>
-                <button type="button" class="item" onClick={() => s.openTicket(x.id, x.email)}>
-                  {x.subject}
-                  <small>{new Date(x.created_at).toLocaleDateString(s.ctx.locale)}</small>
-                </button>
-              </li>
-            ))}
-          </ul>
-          <button type="button" class="link" onClick={s.forget}>
-            {t.forget}
-          </button>
-        </>
-      )}
+      {s.saved.value.length || s.ctx.identity.signature ? <Tickets /> : <p class="muted">{t.noTickets}</p>}
     </>
   );
 }

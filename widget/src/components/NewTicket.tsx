@@ -2,7 +2,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiError } from '../api/client.js';
 import { useDebounced, useStore } from '../state/context.js';
-import { checkNewTicket, LIMITS } from '../state/validate.js';
+import { LIMITS } from '../state/limits.js';
 import type { KbListItem } from '../types.js';
 import { Attachments } from './Attachments.js';
 import { CustomField, Field } from './Field.js';
@@ -10,6 +10,15 @@ import { lazy } from './lazy.js';
 import { Offline } from './Offline.js';
 
 // Only sites with Cloudflare Turnstile switched on need it.
+// The form's checks are only needed at the first send: a file of their own, fetched while the form is
+// filled in. Should it fail to load (offline), the server's checks still answer field by field.
+let checks: Promise<typeof import('../state/validate.js') | null> | undefined;
+const loadChecks = () =>
+  (checks ??= import('../state/validate.js').catch(() => {
+    checks = undefined;
+    return null;
+  }));
+
 const Turnstile = lazy(() => import('./Turnstile.js').then((m) => m.Turnstile));
 
 type Key = 'name' | 'email' | 'category' | 'subject' | 'message';
@@ -64,6 +73,7 @@ export function NewTicket() {
     changed(`fields.${id}`);
   };
 
+  useEffect(() => void loadChecks(), []);
   useEffect(() => {
     // identify() after the form opened fills what is still empty
     const next = { ...v.value };
@@ -95,7 +105,8 @@ export function NewTicket() {
     e.preventDefault();
     if (busy.value) return;
     general.value = '';
-    const found = checkNewTicket(t, v.value, custom.value, category, config.form.require_category);
+    const found =
+      (await loadChecks())?.checkNewTicket(t, v.value, custom.value, category, config.form.require_category) ?? {};
     show(found);
     if (Object.keys(found).length) return;
     const body = new FormData();

@@ -15,15 +15,6 @@ const Markdown = lazy(
 
 const POLL_MS = 10_000;
 
-// The server's default status names (server/src/model/portal.ts, DEFAULT_STATUSES): a status still
-// called so is shown in the widget's language; one the owner renamed shows its own name.
-const DEFAULT_NAMES: Record<string, string> = {
-  open: 'Open',
-  pending: 'Pending',
-  answered: 'Answered',
-  closed: 'Closed',
-};
-
 /** Right after filing: the ticket's number and what happens next. Focused, so it is read out first. */
 function Created({ id, email }: { id: string; email: string }) {
   const { t, fill } = useStore();
@@ -59,15 +50,12 @@ export function Thread({ id, email }: { id: string; email: string }) {
 
   const ticket = s.ticket.value;
   if (!ticket || ticket.id !== id) return <p class="muted">{s.ticketError.value ?? t.loading}</p>;
-  const status = s.meta.value?.statuses.find((x) => x.id === ticket.status);
-  const statusName =
-    status && status.name !== DEFAULT_NAMES[status.id] ? status.name : (t.statuses[ticket.status] ?? ticket.status);
   return (
     <>
       {s.justCreated.value === ticket.id && <Created id={ticket.id} email={ticket.email} />}
       <h3>{ticket.subject}</h3>
       <p class="muted">
-        {t.statusLabel}: {statusName}
+        {t.statusLabel}: {s.statusName(ticket.status)}
       </p>
       <article class="msg mine">
         <header>{t.you}</header>

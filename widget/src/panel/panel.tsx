@@ -29,6 +29,11 @@ export function createPanel(ctx: PanelContext): PanelHandle {
   let store: Store | undefined;
   let visible = false;
   let destroyed = false;
+  /** Reloads the thread on screen, if one is (its replies count as seen). */
+  const refresh = () => {
+    const v = store?.view.value;
+    if (v?.name === 'thread') void store!.refresh(v.id, v.email);
+  };
   const draw = () => render(store && visible ? <App store={store} /> : null, container);
   // The strings are a file of their own; the panel shows once they are there. Identity and prefill
   // given meanwhile are in ctx (the host's own objects), which the store starts from.
@@ -41,10 +46,15 @@ export function createPanel(ctx: PanelContext): PanelHandle {
     (err: unknown) => ctx.emit('error', err),
   );
   return {
-    show: () => ((visible = true), draw()),
+    show() {
+      visible = true;
+      draw();
+      refresh(); // a thread shown again is current, and what it shows is seen
+    },
     hide: () => ((visible = false), draw()),
     identify: (identity) => store && (store.identity.value = { ...identity }),
     prefill: (prefill) => store && (store.prefill.value = { ...prefill }),
+    refresh,
     destroy() {
       destroyed = true;
       render(null, container); // unmounts: every effect (polling, listeners) is cleaned up

@@ -4,6 +4,8 @@ export interface SavedTicket {
   email: string;
   subject: string;
   created_at: string;
+  /** Support's replies shown on this device: the launcher (host.ts) counts the rest as unread. */
+  seen?: number;
 }
 
 const storageKey = (publicKey: string) => `ticketing:tickets:${publicKey}`;

@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals';
-import { ApiError, createApi, type Article } from '../api/client.js';
+import { ApiError, createApi, type Article, type Watched } from '../api/client.js';
+import { identityHeader } from '../identity-header.js';
 import type { Strings } from '../i18n/en.js';
 import { plural, type Plural } from '../i18n/plural.js';
 import { fill, isRtl, localeOf } from '../i18n/t.js';
@@ -12,6 +13,15 @@ export type View =
 
 const uuid = () => crypto.randomUUID();
 
+// The server's default status names (server/src/model/portal.ts, DEFAULT_STATUSES): a status still
+// called so is shown in the widget's language; one the owner renamed shows its own name.
+const DEFAULT_NAMES: Record<string, string> = {
+  open: 'Open',
+  pending: 'Pending',
+  answered: 'Answered',
+  closed: 'Closed',
+};
+
 /** The image types the server accepts (files/check-file.ts): these get a thumbnail. */
 const IMAGE = /^image\/(jpeg|png|gif|webp)$/;
 export const isImage = (a: Attachment) => IMAGE.test(a.type);
@@ -21,7 +31,7 @@ export const isImage = (a: Attachment) => IMAGE.test(a.type);
  * mounted panel; components read signals (each re-renders when one it read changes) and call actions.
  */
 export function createStore(ctx: PanelContext, t: Strings) {
-  const api = createApi(ctx.api, ctx.apiKey);
+  const api = createApi(ctx.api, ctx.apiKey, () => identityHeader(ctx.identity), ctx.locale);
   const publicKey = ctx.apiKey;
   /** The language of the strings (lang=…), and whether it is written right to left. */
   const lang = localeOf(ctx.locale);
@@ -44,7 +54,15 @@ export function createStore(ctx: PanelContext, t: Strings) {
   const ticket = signal<PublicTicket | null>(null);
   const ticketError = signal<string | null>(null);
   const announcement = signal('');
+  /** "Your tickets" with status, last activity and unread replies (GET /updates); null until loaded. */
+  const overview = signal<Watched[] | null>(null);
   let etag: string | undefined;
+
+  /** A status in the widget's language, unless the owner renamed it. */
+  const statusName = (id: string) => {
+    const status = meta.value?.statuses.find((x) => x.id === id);
+    return status && status.name !== DEFAULT_NAMES[id] ? status.name : (t.statuses[id] ?? id);
+  };
 
   const isClosed = () =>
     Boolean(ticket.value && meta.value?.statuses.some((s) => s.closed && s.id === ticket.value!.status));
@@ -78,6 +96,7 @@ export function createStore(ctx: PanelContext, t: Strings) {
 
   /** Reloads the open ticket if it changed (If-None-Match); announces new replies from support. */
   async function refresh(id: string, email: string) {
+    if (!id) return; // a link that opened nothing: its error stays
     try {
       const result = await api.ticket(id, email, etag);
       if (!result) return;
@@ -86,24 +105,31 @@ export function createStore(ctx: PanelContext, t: Strings) {
       ticket.value = result.ticket;
       const after = result.ticket.replies.filter((r) => !r.from_customer).length;
       if (before !== null && after > before) announcement.value = t.newReply;
+      // Shown, so read: remembered with the number seen, which takes the launcher's badge down.
+      if (saved.value.find((x) => x.id === id)?.seen !== after) remember(result.ticket, after);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) ticketError.value = t.notFound;
       else if (!ticket.value) ticketError.value = describe(err);
     }
   }
 
-  function remember(created: PublicTicket) {
-    saved.value = [
-      { id: created.id, email: created.email, subject: created.subject, created_at: created.created_at },
-      ...saved.value.filter((s) => s.id !== created.id),
-    ];
+  function remember(x: PublicTicket, seen: number) {
+    const entry = { id: x.id, email: x.email, subject: x.subject, created_at: x.created_at, seen };
+    const i = saved.value.findIndex((s) => s.id === x.id);
+    saved.value = i < 0 ? [entry, ...saved.value] : saved.value.map((s, j) => (j === i ? entry : s));
     storeSaved(publicKey, saved.value);
+    ctx.seen();
+  }
+
+  /** Status, last activity and unread replies of "Your tickets" (and of a verified customer's others). */
+  async function loadOverview() {
+    overview.value = await api.updates(saved.value).catch(() => null);
   }
 
   /** Sends a new ticket; the caller keeps the idempotency key until it succeeds, so a retry is safe. */
   async function createTicket(form: FormData, idempotencyKey: string) {
     const created = await api.create(form, idempotencyKey);
-    remember(created);
+    remember(created, 0);
     saveNewDraft(publicKey, {});
     identity.value = { name: created.name, email: created.email };
     prefill.value = {};
@@ -143,10 +169,22 @@ export function createStore(ctx: PanelContext, t: Strings) {
     ctx.emit('rated', { id: current.id, score });
   }
 
+  /** A link from a mail: its ticket opens (and is remembered here once shown). */
+  if (ctx.link)
+    api.link(ctx.link).then(
+      (x) => void openTicket(x.ticket_id, x.email),
+      (err: unknown) => {
+        go({ name: 'thread', id: '', email: '' });
+        ticketError.value = err instanceof ApiError && err.status === 403 ? t.linkInvalid : describe(err);
+      },
+    );
+
   /** Forgets this device's tickets and every draft with them. */
   function forget() {
     saved.value = [];
+    overview.value = null;
     storeSaved(publicKey, []);
+    ctx.seen();
     dropDrafts(publicKey);
   }
 
@@ -217,6 +255,9 @@ export function createStore(ctx: PanelContext, t: Strings) {
     ticket,
     ticketError,
     announcement,
+    overview,
+    loadOverview,
+    statusName,
     justCreated,
     isClosed,
     uuid,

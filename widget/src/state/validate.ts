@@ -1,6 +1,9 @@
 import type { Strings } from '../i18n/en.js';
 import { fill } from '../i18n/t.js';
 import type { Category } from '../types.js';
+import { LIMITS } from './limits.js';
+
+export { LIMITS };
 
 // The server's checks for a new ticket (server/src/tickets/schema.ts, tickets/fields.ts), repeated
 // here so that every problem shows at once, in the customer's language, before anything is sent. The
@@ -9,7 +12,6 @@ import type { Category } from '../types.js';
 /** zod's email pattern, the one the server checks with. */
 const EMAIL = /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-export const LIMITS = { name: 200, email: 254, subject: 300, message: 50_000, field: 5000 } as const;
 
 type Field = Category['fields'][number];
 

@@ -18,15 +18,25 @@ export interface Mounted {
   readonly root: ShadowRoot;
   /** How often the panel module was requested. */
   loads: () => number;
+  /** How often the unread watcher (watch.ts) was requested. */
+  watchLoads: () => number;
 }
 
 /** Mounts the widget as the loader does, with the panel imported from source. */
 export function mountWidget(s: TestServer, options: Partial<WidgetOptions> = {}): Mounted {
   let loads = 0;
-  const handle = createWidget({ key: s.keys.pk, api: s.base, ...options }, () => {
-    loads++;
-    return import('../panel/panel.js');
-  });
+  let watchLoads = 0;
+  const handle = createWidget(
+    { key: s.keys.pk, api: s.base, ...options },
+    () => {
+      loads++;
+      return import('../panel/panel.js');
+    },
+    () => {
+      watchLoads++;
+      return import('../watch.js');
+    },
+  );
   const host = () => $<HTMLElement>(document, '[data-ticketing]');
   return {
     handle,
@@ -37,6 +47,7 @@ export function mountWidget(s: TestServer, options: Partial<WidgetOptions> = {})
       return host().shadowRoot!;
     },
     loads: () => loads,
+    watchLoads: () => watchLoads,
   };
 }
 
