@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -9,7 +8,6 @@ import { ImapFlow } from 'imapflow';
 import { freePort } from './smtp.js';
 
 const DOVECOT = '/usr/sbin/dovecot';
-const dovecotInstalled = () => existsSync(DOVECOT);
 
 /** Debian's dovecot on loopback with a throwaway configuration, one mailbox user and plain IMAP. */
 export interface TestDovecot {
