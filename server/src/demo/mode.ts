@@ -1,6 +1,7 @@
 import type { BootExtension } from '../boot.js';
 import { createKey } from '../keys/keys.js';
 import type { KeyStore } from '../store/key-store.js';
+import { demoAgent } from './demo-agent.js';
 import { readDemoKeys, writeDemoKeys } from './keys-file.js';
 import { seedDemo } from './seed.js';
 import { demoSite } from './site.js';
@@ -18,23 +19,26 @@ async function demoKeys(dataDir: string, keys: KeyStore, first: { pk: string; sk
 
 /**
  * Demo mode: a fresh directory is seeded (categories, articles, hours, design), the demo pages are
- * served at / with the demo's public key, and the keys are kept in demo-keys.json and printed, so
- * `pnpm demo:reply` can play support.
+ * served at / with the demo's public key, and the keys and the demo agent's sign-in are kept in
+ * demo-keys.json and printed, so a person can sign in to the console and `pnpm demo:reply` can play support.
  */
 export const demoMode: BootExtension = {
   printsFirstKeys: false,
   async setUp({ configStore, keys, dataDir, clock, firstKeys }) {
     if (configStore.created) await seedDemo(configStore, clock());
     const demo = await demoKeys(dataDir, keys, firstKeys);
+    const agent = await demoAgent(configStore, readDemoKeys(dataDir)?.agent, clock());
     return {
       site: demoSite({ publicKey: demo.pk, apiOrigin: '' }),
       async started(url, print) {
-        await writeDemoKeys(dataDir, { publicKey: demo.pk, secretKey: demo.sk, url });
+        await writeDemoKeys(dataDir, { publicKey: demo.pk, secretKey: demo.sk, url, agent });
         print('');
         print(`Ticketing demo: open ${url}/ in your browser (the shop page with the widget).`);
         print(`  public key (in the pages): ${demo.pk}`);
         print(`  secret key (support):      ${demo.sk}`);
-        print(`Support console: ${url}/console/ (sign in with the secret key above; agent accounts come next).`);
+        print(`Support console: ${url}/console/`);
+        print(`  email:    ${agent.email}`);
+        print(`  password: ${agent.password}`);
         print('Play support from another terminal:');
         print('  pnpm demo:tickets                        list tickets');
         print('  pnpm demo:reply <ticket id> "Thanks!"    answer as support');
