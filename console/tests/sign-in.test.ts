@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket } from '@ticketing/server/test-support';
 import type { Page } from 'playwright-core';
-import { makeAgent, openConsole, signIn, SHOTS, startStack, type Stack, type TestAgent } from './harness.js';
+import { makeAgent, openConsole, signIn, SHOTS, startStack, type Stack } from './harness.js';
 
 // The sign-in as an agent meets it, in Chromium against the real server. Every test has an agent of its
 // own: the server counts failed sign-ins per email (and per address: fewer than 20 in this file).
