@@ -47,10 +47,33 @@ describe('the demo agent', () => {
     servers.push(second);
     expect(printed(second)).toEqual(agent);
     expect((await signIn(second, agent)).status).toBe(200);
-    expect(
-      (await second.call('GET', '/admin?r=agents')).body.agents.filter(
-        (a: { email: string }) => a.email === DEMO_AGENT_EMAIL,
-      ),
-    ).toHaveLength(1);
+    const agents = async (s: TestServer) =>
+      ((await s.call('GET', '/admin?r=agents')).body.agents as { id: string; email: string }[]).filter(
+        (a) => a.email === DEMO_AGENT_EMAIL,
+      );
+    expect(await agents(second)).toHaveLength(1);
+  });
+
+  it('gets a new printed password when the kept one no longer signs in (changed in the console)', async () => {
+    const before = servers[0]!;
+    const { email } = printed(before);
+    const { id } = ((await before.call('GET', '/admin?r=agents')).body.agents as { id: string; email: string }[]).find(
+      (a) => a.email === email,
+    )!;
+    const changed = await before.call('POST', '/admin?r=agents', {
+      json: { id, name: 'Demo Agent', email, role: 'admin', password: 'chosen by the visitor' },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    await before.close({ keepData: true });
+    servers.pop();
+
+    const after = await startServer({ dataDir, demo: true });
+    servers.push(after);
+    const renewed = printed(after);
+    expect(renewed.password).not.toBe('chosen by the visitor');
+    expect(renewed.password).not.toBe(printed(before).password);
+    expect((await signIn(after, renewed)).status).toBe(200);
+    const same = (await after.call('GET', '/admin?r=agents')).body.agents as { id: string; email: string }[];
+    expect(same.filter((a) => a.email === email).map((a) => a.id)).toEqual([id]);
   });
 });

@@ -1,5 +1,6 @@
 import { AgentInputSchema, randomToken } from '../model/index.js';
 import { upsertAgent } from '../settings/agents.js';
+import { verifyPassword } from '../settings/passwords.js';
 import type { ConfigStore } from '../store/config-store.js';
 
 /** The agent the demo signs in to the console with. */
@@ -8,7 +9,8 @@ export const DEMO_AGENT_EMAIL = 'demo@ticketing.localhost';
 /**
  * The demo's console agent (an admin): made on the first run with a random password, which is kept
  * beside the demo's keys so every run can print it. An older demo directory without one, or one whose
- * password was lost, gets the agent (again) with a new password.
+ * kept password no longer signs in (lost, changed in the console, agent deactivated), gets the agent
+ * (again, active) with a new password: what the demo prints always works.
  */
 export async function demoAgent(
   store: ConfigStore,
@@ -16,7 +18,12 @@ export async function demoAgent(
   at: Date,
 ): Promise<{ email: string; password: string }> {
   const existing = store.get().agents.find((a) => a.email.toLowerCase() === DEMO_AGENT_EMAIL);
-  if (existing && kept?.email === DEMO_AGENT_EMAIL && existing.active) return kept;
+  if (
+    existing?.active &&
+    kept?.email === DEMO_AGENT_EMAIL &&
+    (await verifyPassword(kept.password, existing.password_hash))
+  )
+    return kept;
   const password = randomToken(20);
   const input = AgentInputSchema.parse({
     id: existing?.id,
