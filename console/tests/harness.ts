@@ -13,10 +13,10 @@ export interface Stack {
 }
 
 /** The real server (serving console/dist) and a browser. */
-export async function startStack(): Promise<Stack> {
+export async function startStack(options: { demo?: boolean } = {}): Promise<Stack> {
   if (!existsSync(CHROMIUM))
     throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium package or set CHROMIUM_PATH`);
-  const api = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
+  const api = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' }, demo: options.demo });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   mkdirSync(SHOTS, { recursive: true });
   return {
@@ -49,12 +49,34 @@ export async function openConsole(stack: Stack, path = '/console/', width = 1280
   return { page, errors, close: () => context.close() };
 }
 
-/** Signs in with the server's live secret key (the sign-in screen's key form, behind its switch). */
-export async function signInWithKey(page: Page, key: string) {
-  const field = page.getByLabel('Secret key');
-  const useKey = page.getByRole('button', { name: 'Use a secret key' });
-  await Promise.race([field.waitFor(), useKey.waitFor()]);
-  if (!(await field.isVisible())) await useKey.click();
-  await field.fill(key);
+const PASSWORD = 'correct horse battery staple';
+
+export interface TestAgent {
+  id: string;
+  name: string;
+  email: string;
+  password: string;
+}
+
+let seq = 0;
+/** A new agent with a password, made in /admin?r=agents with the test server's secret key. */
+export async function makeAgent(stack: Stack, over: Record<string, unknown> = {}): Promise<TestAgent> {
+  seq++;
+  const json = {
+    name: `Grace Hopper ${seq}`,
+    email: `grace${seq}@shop.example`,
+    password: PASSWORD,
+    role: 'admin',
+    ...over,
+  };
+  const res = await stack.api.call('POST', '/admin?r=agents', { json });
+  if (res.status !== 201) throw new Error(`creating an agent: ${res.status} ${res.text}`);
+  return { ...(res.body.agent as { id: string; name: string; email: string }), password: json.password as string };
+}
+
+/** Signs in through the console's email and password form. */
+export async function signIn(page: Page, agent: { email: string; password: string }) {
+  await page.getByLabel('Email').fill(agent.email);
+  await page.getByLabel('Password', { exact: true }).fill(agent.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket } from '@ticketing/server/test-support';
-import { openConsole, signInWithKey, SHOTS, startStack, type Stack } from './harness.js';
+import { makeAgent, openConsole, signIn, SHOTS, startStack, type Stack, type TestAgent } from './harness.js';
 
 let stack: Stack;
 let hostile: string;
+let agent: TestAgent;
 const SUBJECT = '<img src=x onerror="window.pwned=1"> Broken kettle';
 beforeAll(async () => {
   stack = await startStack();
+  agent = await makeAgent(stack);
   await createTicket(stack.api, { subject: 'An older question', name: 'Old Customer' });
   const t = await createTicket(stack.api, {
     subject: SUBJECT,
@@ -22,7 +24,7 @@ const ticket = async (id: string) => (await stack.api.call('GET', `/ticket?id=${
 describe('working a ticket in the console', () => {
   it('opens a ticket by keyboard, shows hostile text as text, replies, changes status and priority, closes with e', async () => {
     const { page, errors, close } = await openConsole(stack);
-    await signInWithKey(page, stack.api.keys.sk);
+    await signIn(page, agent);
     await page.getByText('Broken kettle').first().waitFor();
     await page.keyboard.press('j');
     await page.keyboard.press('Enter');
@@ -39,6 +41,8 @@ describe('working a ticket in the console', () => {
     await page.getByText('We are sending a new kettle.').first().waitFor();
     await expect.poll(async () => (await ticket(hostile)).replies.length, { timeout: 15_000 }).toBe(1);
     expect((await ticket(hostile)).replies[0].message).toBe('We are sending a new kettle.');
+    // Sent with the agent's session: the reply carries the agent's name.
+    expect((await ticket(hostile)).replies[0].author).toBe(agent.name);
 
     await page.locator('.props-bar').getByLabel('Status').selectOption('pending');
     await expect.poll(async () => (await ticket(hostile)).status).toBe('pending');
@@ -54,7 +58,7 @@ describe('working a ticket in the console', () => {
 
   it('keeps a reply draft across a reload', async () => {
     const { page, errors, close } = await openConsole(stack, `/console/tickets/${hostile}`);
-    await signInWithKey(page, stack.api.keys.sk);
+    await signIn(page, agent);
     await page.locator('#reply-text').fill('Half a thought');
     await page.reload();
     await page.getByRole('heading', { name: SUBJECT }).waitFor();
@@ -65,7 +69,7 @@ describe('working a ticket in the console', () => {
 
   it("shows the server's refusal next to the reply box and keeps the text", async () => {
     const { page, errors, close } = await openConsole(stack, `/console/tickets/${hostile}`);
-    await signInWithKey(page, stack.api.keys.sk);
+    await signIn(page, agent);
     const tooLong = 'x'.repeat(50_001); // docs/api.md: message 1-50,000
     await page.locator('#reply-text').fill(tooLong);
     await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -81,7 +85,7 @@ describe('working a ticket in the console', () => {
 
   it('fits a phone: one column, the ticket readable at 390 px', async () => {
     const { page, errors, close } = await openConsole(stack, '/console/', 390);
-    await signInWithKey(page, stack.api.keys.sk);
+    await signIn(page, agent);
     await page.getByText('An older question').first().waitFor();
     await page.screenshot({ path: `${SHOTS}inbox-390.png` });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

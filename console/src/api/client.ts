@@ -58,13 +58,10 @@ const search = (query: Query = {}) => {
  */
 export function createApi(base: string, hooks: ApiHooks = {}) {
   let csrf = '';
-  /** A secret key (Bearer) while the server has no session sign-in yet: it needs no CSRF token. */
-  let key = '';
 
   async function call<T>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
-    if (key) headers.Authorization = `Bearer ${key}`;
-    else if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
+    if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
     let body: BodyInit | undefined;
     if (opts.json !== undefined) {
       headers['Content-Type'] = 'application/json';
@@ -94,8 +91,7 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
         e.details ?? [],
         Number.isFinite(retry) && retry > 0 ? retry : undefined,
       );
-      const refused = err.code === 'not_signed_in' || (key && (err.code === 'invalid_api_key' || err.status === 401));
-      if (refused && path !== '/session') hooks.signedOut?.();
+      if (err.code === 'not_signed_in' && path !== '/session') hooks.signedOut?.();
       if (err.code === 'password_change_required') hooks.passwordChangeRequired?.();
       throw err;
     }
@@ -112,9 +108,6 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
   return {
     base,
     setCsrf: (token: string) => void (csrf = token),
-    /** Use (or, with '', stop using) a secret key instead of the session cookie. */
-    setKey: (k: string) => void (key = k),
-    usesKey: () => Boolean(key),
     /** Where a file of a ticket downloads from (the cookie authorises the GET). */
     fileUrl: (ticket_id: string, file_id: string) => `${base}/file${search({ ticket_id, file_id })}`,
     eventsUrl: () => `${base}/events`,

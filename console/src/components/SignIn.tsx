@@ -5,7 +5,7 @@ import { fill, type Strings } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
 import { Field } from './Field.js';
 
-type Errors = Partial<Record<'email' | 'password' | 'code' | 'key' | 'form', string>>;
+type Errors = Partial<Record<'email' | 'password' | 'code' | 'form', string>>;
 
 /** "14 min" or "40 seconds": how long a locked-out agent waits. */
 const waitText = (seconds: number | undefined, t: Strings) =>
@@ -19,8 +19,7 @@ const waitText = (seconds: number | undefined, t: Strings) =>
 export function SignIn() {
   const s = useStore();
   const t = s.t.value;
-  const step = useSignal<'password' | 'code' | 'key'>(s.sessionsAvailable.value ? 'password' : 'key');
-  const key = useSignal('');
+  const step = useSignal<'password' | 'code'>('password');
   const email = useSignal('');
   const password = useSignal('');
   const code = useSignal('');
@@ -60,7 +59,6 @@ export function SignIn() {
 
   async function submit(e: Event) {
     e.preventDefault();
-    if (step.value === 'key') return submitKey();
     const missing: Errors = {};
     if (!email.value.trim()) missing.email = t.required;
     if (!password.value) missing.password = t.required;
@@ -72,21 +70,6 @@ export function SignIn() {
       await s.signIn(email.value.trim(), password.value, step.value === 'code' ? code.value.trim() : undefined);
     } catch (err) {
       errors.value = explain(err);
-    } finally {
-      busy.value = false;
-    }
-  }
-
-  async function submitKey() {
-    const k = key.value.trim();
-    errors.value = k ? {} : { key: t.required };
-    if (!k) return;
-    busy.value = true;
-    try {
-      await s.keySignIn(k);
-    } catch (err) {
-      const refused = err instanceof ApiError && (err.status === 401 || err.status === 403);
-      errors.value = refused ? { key: t.invalidKey } : { form: s.describe(err) };
     } finally {
       busy.value = false;
     }
@@ -113,19 +96,7 @@ export function SignIn() {
             {formError}
           </p>
         )}
-        {step.value === 'key' ? (
-          <Field
-            id="signin-key"
-            label={t.secretKey}
-            hint={t.secretKeyHint}
-            type="password"
-            autocomplete="off"
-            spellcheck={false}
-            value={key.value}
-            error={errors.value.key}
-            onInput={(e) => (key.value = e.currentTarget.value)}
-          />
-        ) : step.value === 'password' ? (
+        {step.value === 'password' ? (
           <>
             <Field
               id="signin-email"
@@ -178,18 +149,6 @@ export function SignIn() {
             {busy.value ? t.signingIn : step.value === 'code' ? t.verify : t.signIn}
           </button>
         </div>
-        {step.value !== 'code' && s.sessionsAvailable.value && (
-          <button
-            type="button"
-            class="btn ghost switch"
-            onClick={() => {
-              step.value = step.value === 'key' ? 'password' : 'key';
-              errors.value = {};
-            }}
-          >
-            {step.value === 'key' ? t.signInWithPassword : t.signInWithKey}
-          </button>
-        )}
         {step.value === 'password' && (
           <div class="alt">
             <span>{t.orPasskey}</span>

@@ -8,23 +8,6 @@ import { createPrefs } from './prefs.js';
 import { createTicket } from './ticket.js';
 import { createToasts } from './toasts.js';
 
-const KEY_ITEM = 'ticketing.console.key';
-const readKey = () => {
-  try {
-    return sessionStorage.getItem(KEY_ITEM) ?? '';
-  } catch {
-    return '';
-  }
-};
-const writeKey = (key: string) => {
-  try {
-    if (key) sessionStorage.setItem(KEY_ITEM, key);
-    else sessionStorage.removeItem(KEY_ITEM);
-  } catch {
-    // Storage refused (private mode): the key lasts until the page is left.
-  }
-};
-
 export interface StoreOptions {
   /** The API base; by default this origin's /v1. */
   base?: string;
@@ -46,18 +29,11 @@ export function createStore(options: StoreOptions = {}) {
   const locale = computed(() => prefs.localeFor(session.value?.agent.locale));
   const t = computed(() => LOCALES[locale.value]);
   const me = computed(() => session.value?.agent ?? null);
-  /**
-   * Whether this server signs agents in with a password (GET /v1/session answers 401, not 404). Until it
-   * does, the console works with a secret key, kept for this tab only (sessionStorage) and sent as Bearer.
-   */
-  const sessionsAvailable = signal(true);
   const mustChangePassword = computed(() => Boolean(session.value?.agent.must_change_password));
 
   const api = createApi(options.base ?? `${location.origin}/v1`, {
     signedOut() {
       if (!session.value) return;
-      writeKey('');
-      api.setKey('');
       signInNotice.value = t.value.signedOutElsewhere;
       ended();
     },
@@ -159,8 +135,7 @@ export function createStore(options: StoreOptions = {}) {
     if (!s.agent.must_change_password) {
       void loadCatalog();
       void inbox.loadCounts();
-      // EventSource cannot send Authorization: with a key, lists refresh on actions and reloads only.
-      if (!api.usesKey()) live.connect();
+      live.connect();
     }
   }
   function ended() {
@@ -178,38 +153,12 @@ export function createStore(options: StoreOptions = {}) {
   }
 
   async function restore() {
-    const saved = readKey();
-    if (saved) {
-      try {
-        return await keySignIn(saved);
-      } catch {
-        writeKey('');
-      }
-    }
     try {
       started(await api.session());
     } catch (err) {
       if (err instanceof ApiError && err.status === 0) signInNotice.value = t.value.networkError;
-      if (err instanceof ApiError && err.status === 404) sessionsAvailable.value = false;
       session.value = null;
     }
-  }
-  /** Signs in with a secret key: checked with a cheap staff-only read before anything is shown. */
-  async function keySignIn(key: string) {
-    api.setKey(key);
-    try {
-      await api.list({ limit: 1 });
-    } catch (err) {
-      api.setKey('');
-      throw err;
-    }
-    writeKey(key);
-    // A key is no agent: it acts as "support" (replies without an agent's name), with the key's rights.
-    const role = key.startsWith('sk_live_') ? 'admin' : 'agent';
-    started({
-      agent: { id: '', name: t.value.secretKeyAgent, email: '', role, two_factor_enabled: false, passkey_count: 0 },
-      csrf_token: '',
-    });
   }
   /** The password just used, while the server asks for a new one (the form then needs no retyping). */
   const oneTimePassword = signal('');
@@ -226,14 +175,7 @@ export function createStore(options: StoreOptions = {}) {
     started(await api.passkeySignIn(response));
   }
   async function signOut() {
-    if (api.usesKey()) {
-      api.setKey('');
-      writeKey('');
-      // Which sign-in to offer next: this server may not have had sessions when the key was entered.
-      await api.session().catch((err) => {
-        sessionsAvailable.value = !(err instanceof ApiError && err.status === 404);
-      });
-    } else await api.signOut().catch(() => {});
+    await api.signOut().catch(() => {});
     ended();
   }
   async function changePassword(current: string, next: string) {
@@ -275,8 +217,6 @@ export function createStore(options: StoreOptions = {}) {
     live,
     restore,
     signIn,
-    keySignIn,
-    sessionsAvailable,
     oneTimePassword,
     passkeySignIn,
     signOut,

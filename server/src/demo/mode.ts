@@ -1,10 +1,7 @@
 import type { BootExtension, FirstKeys } from '../boot.js';
 import { createKey } from '../keys/keys.js';
-import { hashPassword } from '../settings/passwords.js';
-import { oneTimePassword } from '../settings/agents.js';
-import { newId } from '../model/index.js';
-import type { ConfigStore } from '../store/config-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import { demoAgent } from './demo-agent.js';
 import { readDemoKeys, writeDemoKeys } from './keys-file.js';
 import { seedDemo } from './seed.js';
 import { demoSite } from './site.js';
@@ -21,50 +18,20 @@ async function demoKeys(dataDir: string, keys: KeyStore, first: FirstKeys | unde
 }
 
 /**
- * The demo's agent, an admin who signs in to the console with a password kept in demo-keys.json (a
- * demo convenience, as its keys are): the first start's admin agent, renamed and with its password
- * kept, or on an older demo directory a new one.
- */
-async function demoAgent(dataDir: string, configStore: ConfigStore, first: FirstKeys | undefined, at: Date) {
-  const kept = readDemoKeys(dataDir)?.agent;
-  const agents = configStore.get().agents;
-  if (kept && agents.some((a) => a.email === kept.email)) return kept;
-  const made = first?.admin ?? { id: newId('agt'), email: 'agent@demo.localhost', password: oneTimePassword() };
-  const hash = await hashPassword(made.password);
-  await configStore.update((d) => {
-    d.agents = [
-      ...d.agents.filter((a) => a.id !== made.id && a.email !== made.email),
-      {
-        id: made.id,
-        name: 'Dana (demo agent)',
-        email: made.email,
-        role: 'admin',
-        active: true,
-        password_hash: hash,
-        two_factor_secret: null,
-        passkeys: [],
-        must_change_password: false,
-        two_factor_pending: null,
-        recovery_codes: [],
-        totp_last_step: 0,
-        created_at: at.toISOString(),
-      },
-    ];
-  });
-  return { email: made.email, password: made.password };
-}
-
-/**
  * Demo mode: a fresh directory is seeded (categories, articles, hours, design), the demo pages are
- * served at / with the demo's public key, and the keys are kept in demo-keys.json and printed, so
- * `pnpm demo:reply` can play support.
+ * served at / with the demo's public key, and the keys and the demo agent's sign-in are kept in
+ * demo-keys.json and printed, so a person can sign in to the console and `pnpm demo:reply` can play support.
  */
 export const demoMode: BootExtension = {
   printsFirstKeys: false,
   async setUp({ configStore, keys, dataDir, clock, firstKeys }) {
     if (configStore.created) await seedDemo(configStore, clock());
     const demo = await demoKeys(dataDir, keys, firstKeys);
-    const agent = await demoAgent(dataDir, configStore, firstKeys, clock());
+    const agent = await demoAgent(configStore, readDemoKeys(dataDir)?.agent, clock());
+    // The first start's admin was shown to nobody (demo mode prints no one-time password): the demo
+    // agent is the admin here.
+    const unshown = firstKeys?.admin;
+    if (unshown) await configStore.update((d) => void (d.agents = d.agents.filter((a) => a.id !== unshown.id)));
     return {
       site: demoSite({ publicKey: demo.pk, apiOrigin: '' }),
       async started(url, print) {
@@ -74,8 +41,8 @@ export const demoMode: BootExtension = {
         print(`  public key (in the pages): ${demo.pk}`);
         print(`  secret key (support):      ${demo.sk}`);
         print(`Support console: ${url}/console/`);
-        print(`  agent email:    ${agent.email}`);
-        print(`  agent password: ${agent.password}`);
+        print(`  email:    ${agent.email}`);
+        print(`  password: ${agent.password}`);
         print('Play support from another terminal:');
         print('  pnpm demo:tickets                        list tickets');
         print('  pnpm demo:reply <ticket id> "Thanks!"    answer as support');

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { boot, type RunningServer } from '../boot.js';
 import { loadConfig } from '../config/config.js';
+import { demoMode } from '../demo/mode.js';
 import { randomToken } from '../model/index.js';
 import { AnswerChecker } from './openapi-check.js';
 import { createTestDatabase, dropTestDatabase, testStore } from './test-database.js';
@@ -93,6 +94,8 @@ export async function startServer(
     databaseUrl?: string;
     /** On JSON files in the data directory, whichever store the test run is on (the move's source). */
     files?: boolean;
+    /** In demo mode (`pnpm demo`): seeded, the demo shop at /, the demo's keys and agent printed to `logs`. */
+    demo?: boolean;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'ticketing-test-')));
@@ -123,6 +126,7 @@ export async function startServer(
     print: (line) => logs.push(line),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.demo ? { extension: demoMode } : {}),
   });
   const base = `${running.url}/v1`;
   let checker: Promise<AnswerChecker> | undefined;
