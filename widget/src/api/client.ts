@@ -1,5 +1,4 @@
 import type { Article, Attachment, KbListItem, Meta, PublicTicket } from '../types.js';
-import type { SavedTicket } from '../state/saved-tickets.js';
 
 /** A ticket as GET /updates lists it: status, last activity and what is unread. */
 export interface Watched {
@@ -62,7 +61,7 @@ export function createApi(base: string, key: string, identity: () => string, loc
     meta: () => get('/meta').then((r) => r.data as Meta),
     link: (token: string) => get('/link', { token }).then((r) => r.data as { ticket_id: string; email: string }),
     /** This browser's tickets (and a verified customer's) with status and unread replies, at once. */
-    updates: (saved: SavedTicket[]) =>
+    updates: (saved: { id: string; email: string; seen?: number }[]) =>
       call(
         'GET',
         `/updates?${new URLSearchParams(saved.map((t) => ['watch', `${t.id}:${t.seen ?? ''}:${t.email}`]))}`,
