@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { KeyMode, Ticket } from '../model/index.js';
 
 /** How long a link in a customer mail opens its ticket. */
-export const LINK_DAYS = 30;
+const LINK_DAYS = 30;
 
 /** What a link is bound to: the ticket, its email, and the ticket's link generation (revocation). */
 export interface LinkTicket extends Pick<Ticket, 'id' | 'email'> {

@@ -57,7 +57,7 @@ export async function removeAgent(store: ConfigStore, id: string) {
  * A password for one sign-in, as the first start and `ticketing agents reset-password` hand out: 20
  * letters and digits (119 bits) in groups of five, easy to copy. The agent must choose their own next.
  */
-export const oneTimePassword = () => randomToken(20).match(/.{5}/g)!.join('-');
+const oneTimePassword = () => randomToken(20).match(/.{5}/g)!.join('-');
 
 /** The admin agent of a fresh installation, with a one-time password; undefined when agents exist already. */
 export async function createFirstAdmin(store: ConfigStore, email: string, at: Date) {
