@@ -248,6 +248,8 @@ function startDeliveries(deps: Deps) {
   // Last: a customer's poll and the console's stream see the ticket as rules left it.
   deps.events.on(deps.watchers.listener);
   deps.events.on(deps.live.listener());
+  // Other instances' events (PostgreSQL) wake this instance's polls too; its own woke them above.
+  deps.live.fromElsewhere(deps.watchers.elsewhere);
   return mailer;
 }
 

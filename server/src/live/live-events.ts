@@ -28,6 +28,9 @@ interface Listener {
   end(): void;
 }
 
+/** A ticket event as the bus carries it. */
+type TicketMessage = Extract<LiveMessage, { kind: 'ticket' }>;
+
 export interface LiveOptions {
   heartbeatMs: number;
   /** Events kept per mode for Last-Event-ID. */
@@ -48,6 +51,7 @@ const sse = (event: string, data: unknown, id?: string) =>
  */
 export class LiveEvents {
   private readonly listeners = new Set<Listener>();
+  private readonly elsewhere = new Set<(m: TicketMessage) => void>();
   private readonly rings: Record<KeyMode, { id: string; chunk: string }[]> = { live: [], test: [] };
   private readonly origin = randomToken(10);
   private seq = 0;
@@ -88,6 +92,14 @@ export class LiveEvents {
     return (e: TicketEvent) => this.tell(e.mode, streamType(e.type), e.ticket, e.actor);
   }
 
+  /**
+   * Also hands `receive` the ticket events made on other instances (with PostgreSQL), as they arrive:
+   * this instance's own reach its listeners in-process, so they are left out here (no second wake).
+   */
+  fromElsewhere(receive: (m: TicketMessage) => void) {
+    this.elsewhere.add(receive);
+  }
+
   /** A change that raises no ticket event (an escalation's actions) still reaches the listeners. */
   changed(mode: KeyMode, ticket: Ticket, actor: Actor) {
     return this.tell(mode, 'ticket.changed', ticket, actor);
@@ -122,6 +134,7 @@ export class LiveEvents {
       for (const l of this.listeners) if (l.mode === m.mode && l.self !== m.from) this.send(l, chunk);
       return;
     }
+    if (!m.id.startsWith(`${this.origin}-`)) for (const receive of this.elsewhere) receive(m);
     if (!m.ticket || !this.wanted) return;
     const chunk = sse(m.type, { ticket: m.ticket, by: m.by }, m.id);
     const ring = this.rings[m.mode];

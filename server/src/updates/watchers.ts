@@ -9,9 +9,9 @@ export const emailKey = (email: string) => `email:${email.trim().toLowerCase()}`
 
 /**
  * Customers' long polls waiting for something to happen to their tickets (GET /updates). Ticket
- * events wake the polls that watch that ticket; nothing runs while nobody writes. In this process
- * only: with several instances on one database, a poll on another instance learns of the change when
- * its wait ends (docs/api.md).
+ * events wake the polls that watch that ticket; nothing runs while nobody writes. With several
+ * instances on one database, another instance's events arrive through the live bus (PostgreSQL
+ * NOTIFY, the one /v1/events uses) and wake them too.
  */
 export class TicketWatchers {
   private readonly waiting = new Map<string, Set<Wake>>();
@@ -20,12 +20,21 @@ export class TicketWatchers {
   /** The ticket-event listener (boot registers it): wakes whoever watches the ticket. */
   readonly listener = (event: TicketEvent) => {
     // Once the change is visible to the poll's own read (PostgreSQL: after the request's transaction).
-    afterCommit(() => this.wake(event));
+    afterCommit(() => this.wake(event.mode, event.ticket.id, event.ticket.email));
   };
 
-  private wake(event: TicketEvent) {
-    for (const key of [event.ticket.id, emailKey(event.ticket.email)]) {
-      const set = this.waiting.get(`${event.mode}|${key}`);
+  /**
+   * The listener of ticket events made on other instances (boot registers it with the live hub). They
+   * arrive after their commit, so the woken poll reads the change. A message without its row (the bus
+   * type allows it) still wakes the polls of the ticket's id.
+   */
+  readonly elsewhere = (m: { mode: KeyMode; ticket_id: string; ticket: { email: string } | null }) => {
+    this.wake(m.mode, m.ticket_id, m.ticket?.email);
+  };
+
+  private wake(mode: KeyMode, ticketId: string, email: string | undefined) {
+    for (const key of [ticketId, ...(email === undefined ? [] : [emailKey(email)])]) {
+      const set = this.waiting.get(`${mode}|${key}`);
       if (set) for (const wake of [...set]) wake();
     }
   }
