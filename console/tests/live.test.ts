@@ -105,4 +105,100 @@ describe('the console live against the real server', () => {
     expect(errors).toEqual([]);
     await close();
   });
+
+  it('sets the status of two selected tickets at once, and Undo puts the old statuses back', async () => {
+    const a = await createTicket(stack.api, { subject: 'Bulk one', email: 'bulk1@example.com' });
+    const b = await createTicket(stack.api, { subject: 'Bulk two', email: 'bulk2@example.com' });
+    const c = await createTicket(stack.api, { subject: 'Bulk untouched', email: 'bulk3@example.com' });
+    const status = async (id: string) => (await stack.api.call('GET', `/ticket?id=${id}`)).body.status;
+    const { page, errors, close } = await openConsole(stack, '/console/?view=all');
+    await signIn(page, agent);
+    await page.getByText('Bulk untouched').first().waitFor();
+    await page.getByLabel('Select Bulk one').check();
+    await page.getByLabel('Select Bulk two').check();
+    const bar = page.getByRole('group', { name: 'Change the selected tickets' });
+    await bar.getByLabel('Set status…').selectOption('pending');
+    await page.getByText('2 tickets changed.').waitFor();
+    expect([await status(a.id), await status(b.id), await status(c.id)]).toEqual(['pending', 'pending', 'open']);
+    // The list shows the new status without a reload.
+    const row = (subject: string) => page.locator('.row', { hasText: subject });
+    await expect.poll(() => row('Bulk one').getByText('Pending').count()).toBe(1);
+    await page.screenshot({ path: `${SHOTS}live-bulk.png` });
+
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(() => status(a.id)).toBe('open');
+    expect([await status(b.id), await status(c.id)]).toEqual(['open', 'open']);
+    await expect.poll(() => row('Bulk two').getByText('Pending').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it("merges one of a customer's tickets into another", async () => {
+    const into = await createTicket(stack.api, {
+      subject: 'First of two',
+      message: 'The lid is cracked.',
+      email: 'twice@example.com',
+    });
+    const from = await createTicket(stack.api, {
+      subject: 'Second of two',
+      message: 'Also the handle.',
+      email: 'twice@example.com',
+    });
+    const { page, errors, close } = await openConsole(stack, `/console/tickets/${from.id}`);
+    await signIn(page, agent);
+    await page.getByRole('heading', { name: 'Second of two' }).waitFor();
+    await page.getByRole('button', { name: 'Merge into another ticket' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Merge this ticket' });
+    await dialog.getByLabel('Merge into').selectOption(into.id);
+    await dialog.getByRole('button', { name: 'Merge into another ticket' }).click();
+    await page.waitForURL(`**/console/tickets/${into.id}`);
+    await page.getByRole('heading', { name: 'First of two' }).waitFor();
+    await page.locator('.thread').getByText('Also the handle.').waitFor();
+    await page.screenshot({ path: `${SHOTS}live-merged.png` });
+    const merged = (await stack.api.call('GET', `/ticket?id=${from.id}`)).body;
+    expect(merged.merged_into).toBe(into.id);
+    expect(merged.status).toBe('closed');
+    const kept = (await stack.api.call('GET', `/ticket?id=${into.id}`)).body;
+    expect(kept.replies.map((r: { message: string; from_customer: boolean }) => [r.from_customer, r.message])).toEqual([
+      [true, 'Also the handle.'],
+    ]);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it("tells in the thread what happened: a tag, a customer's close request accepted, a merge", async () => {
+    const email = 'history@example.com';
+    const into = await createTicket(stack.api, { subject: 'Kept history', email });
+    const t = await createTicket(stack.api, { subject: 'With history', email });
+    const { page, errors, close } = await openConsole(stack, `/console/tickets/${t.id}`);
+    await signIn(page, agent);
+    await page.getByRole('heading', { name: 'With history' }).waitFor();
+    const lines = page.locator('.thread .activity span');
+    await page.getByLabel('Add a tag').fill('vip');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect.poll(() => lines.allTextContents()).toEqual([`${agent.name} added the tag vip`]);
+
+    const asked = await stack.api.call('POST', '/close-request', {
+      key: stack.api.keys.pk,
+      json: { ticket_id: t.id, email },
+    });
+    expect(asked.status).toBe(200);
+    await expect.poll(() => lines.count(), { timeout: 2000 }).toBe(2);
+    const answered = await stack.api.call('POST', '/close-resolve', { json: { ticket_id: t.id, accept: true } });
+    expect(answered.status).toBe(200);
+    await expect.poll(() => lines.count(), { timeout: 2000 }).toBe(4);
+    const text = await lines.allTextContents();
+    expect(text[1]).toMatch(/ asked to close the ticket$/);
+    expect(text.slice(2).some((l) => / accepted the close request$/.test(l))).toBe(true);
+    expect(text.slice(2).some((l) => / changed the status from Open to Closed$/.test(l))).toBe(true);
+    expect(text.join('\n')).not.toMatch(/: (tags|close_request)$/m);
+
+    // Closed tickets can still be merged (the customer wrote twice).
+    const merged = await stack.api.call('POST', '/merge', { json: { ticket_id: t.id, into_id: into.id } });
+    expect(merged.status).toBe(200);
+    await expect.poll(() => lines.last().textContent(), { timeout: 2000 }).toMatch(` merged it into ${into.id}`);
+    await page.locator('.thread').screenshot({ path: `${SHOTS}live-activity.png` });
+    expect(errors).toEqual([]);
+    await close();
+  });
 });

@@ -170,7 +170,7 @@ export const de: Strings = {
   act_close_accepted: '{who} hat die Bitte ums Schließen angenommen',
   act_close_rejected: '{who} hat die Bitte ums Schließen abgelehnt',
   act_rated: '{who} hat mit {value} von 5 bewertet',
-  act_merged: '{who} hat {value} zusammengeführt',
+  act_merged: '{who} hat sie mit {value} zusammengeführt',
   act_spam: '{who} hat sie als Spam markiert',
   act_other: '{who}: {type}',
   system: 'Automatik',

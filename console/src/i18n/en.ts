@@ -174,7 +174,7 @@ export const en = {
   act_close_accepted: '{who} accepted the close request',
   act_close_rejected: '{who} rejected the close request',
   act_rated: '{who} rated it {value} of 5',
-  act_merged: '{who} merged {value}',
+  act_merged: '{who} merged it into {value}',
   act_spam: '{who} marked it as spam',
   act_other: '{who}: {type}',
   system: 'Automation',
