@@ -201,4 +201,37 @@ describe('the console live against the real server', () => {
     expect(errors).toEqual([]);
     await close();
   });
+
+  it("shows a colleague typing on the same ticket, and the colleague's note live", async () => {
+    const colleague = await makeAgent(stack, { role: 'agent' });
+    const t = await createTicket(stack.api, { subject: 'Two agents', email: 'two@example.com' });
+    const one = await openConsole(stack, `/console/tickets/${t.id}`);
+    const two = await openConsole(stack, `/console/tickets/${t.id}`);
+    await signIn(one.page, agent);
+    await signIn(two.page, colleague);
+    await one.page.getByRole('heading', { name: 'Two agents' }).waitFor();
+    await two.page.getByRole('heading', { name: 'Two agents' }).waitFor();
+    // Typing is not replayed: the first agent's stream must be open (the dot in the header) before.
+    await one.page.getByTitle('Live updates on').waitFor();
+    expect(await one.page.locator('.typing').count()).toBe(0);
+    await two.page.locator('#reply-text').pressSequentially('Let me');
+    await one.page.locator('.typing').getByText(colleague.name).waitFor({ timeout: 2000 });
+    await one.page.screenshot({ path: `${SHOTS}live-typing.png` });
+    expect(await two.page.locator('.typing').count()).toBe(0);
+
+    await two.page.getByRole('radio', { name: 'Internal note' }).check();
+    await two.page.locator('#reply-text').fill('Let me check the warehouse.');
+    await two.page.getByRole('button', { name: 'Add note', exact: true }).click();
+    // Sent after the Undo pause; then it reaches the first agent over the stream.
+    await expect
+      .poll(async () => (await stack.api.call('GET', `/ticket?id=${t.id}`)).body.replies.length, { timeout: 15_000 })
+      .toBe(1);
+    await one.page.locator('.thread .msg-note').getByText('Let me check the warehouse.').waitFor({ timeout: 2000 });
+    // The note is from the colleague: the typing line is gone.
+    expect(await one.page.locator('.typing').count()).toBe(0);
+    expect(one.errors).toEqual([]);
+    expect(two.errors).toEqual([]);
+    await one.close();
+    await two.close();
+  });
 });

@@ -4,6 +4,11 @@ export const en = {
   skip: 'Skip to content',
   loading: 'Loading…',
   networkError: 'Could not reach the server. Check your connection and try again.',
+  // The dot in the header: the state of the live event stream.
+  live_off: 'Live updates off',
+  live_connecting: 'Connecting live updates…',
+  live_open: 'Live updates on',
+  live_down: 'Live updates interrupted; retrying',
   retry: 'Try again',
   save: 'Save',
   cancel: 'Cancel',
