@@ -154,6 +154,8 @@ describe('the console live against the real server', () => {
     await page.waitForURL(`**/console/tickets/${into.id}`);
     await page.getByRole('heading', { name: 'First of two' }).waitFor();
     await page.locator('.thread').getByText('Also the handle.').waitFor();
+    // The receiving thread tells where the moved message came from.
+    await page.locator('.thread .activity').getByText(`${agent.name} merged ${from.id} into this ticket`).waitFor();
     await page.screenshot({ path: `${SHOTS}live-merged.png` });
     const merged = (await stack.api.call('GET', `/ticket?id=${from.id}`)).body;
     expect(merged.merged_into).toBe(into.id);

@@ -164,6 +164,8 @@ function activityText(a: ActivityEntry, ticket: ConsoleTicket, s: Store): string
     case 'merged':
     case 'merge':
       return fill(t.act_merged, { who, value: str(a.value ?? a.to ?? a.from) });
+    case 'merged_from':
+      return fill(t.act_merged_from, { who, value: str(a.from) });
     case 'spam':
     case 'marked_spam':
       return fill(t.act_spam, { who });

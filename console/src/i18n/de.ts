@@ -175,6 +175,7 @@ export const de: Strings = {
   act_close_rejected: '{who} hat die Bitte ums Schließen abgelehnt',
   act_rated: '{who} hat mit {value} von 5 bewertet',
   act_merged: '{who} hat sie mit {value} zusammengeführt',
+  act_merged_from: '{who} hat {value} hierher zusammengeführt',
   act_spam: '{who} hat sie als Spam markiert',
   act_other: '{who}: {type}',
   system: 'Automatik',

@@ -180,6 +180,7 @@ export const en = {
   act_close_rejected: '{who} rejected the close request',
   act_rated: '{who} rated it {value} of 5',
   act_merged: '{who} merged it into {value}',
+  act_merged_from: '{who} merged {value} into this ticket',
   act_spam: '{who} marked it as spam',
   act_other: '{who}: {type}',
   system: 'Automation',
