@@ -79,7 +79,7 @@ describe('the console live against the real server', () => {
     await close();
   });
 
-  it('lists a new customer ticket under Needs reply, and drops it once the agent has replied', async () => {
+  it('lists a new customer ticket under Needs reply, drops it once the agent replied, takes it back when the customer answers, and counts it under Mine once assigned', async () => {
     const t = await createTicket(stack.api, {
       subject: 'Waiting for us',
       name: 'Patient Customer',
@@ -102,6 +102,25 @@ describe('the console live against the real server', () => {
     const needs = await stack.api.call('GET', '/list?view=needs_reply');
     expect(needs.body.data.map((r: { id: string }) => r.id)).not.toContain(t.id);
     await page.screenshot({ path: `${SHOTS}live-needs-reply.png` });
+
+    // The customer answers: the ticket waits for us again, back in the view without a reload.
+    const again = await stack.api.call('POST', '/reply', {
+      key: stack.api.keys.pk,
+      json: { ticket_id: t.id, email: 'patient@example.com', message: 'Thanks, and when?' },
+    });
+    expect(again.status).toBe(201);
+    await list.getByText('Waiting for us').waitFor({ timeout: 2000 });
+    await expect.poll(() => viewCount(page, 'Needs reply'), { timeout: 2000 }).toBe(String(before));
+
+    // Taken by the agent: Mine counts it, Unassigned no longer does.
+    const unassigned = Number(await viewCount(page, 'Unassigned'));
+    expect(await viewCount(page, 'Mine')).toBe('0');
+    await page.locator('.props-bar').getByLabel('Assignee').selectOption(agent.id);
+    await expect.poll(() => viewCount(page, 'Mine'), { timeout: 2000 }).toBe('1');
+    expect(await viewCount(page, 'Unassigned')).toBe(String(unassigned - 1));
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Mine/ }).click();
+    await expect.poll(() => list.locator('.row').count()).toBe(1);
+    expect(await list.locator('.row').textContent()).toContain('Waiting for us');
     expect(errors).toEqual([]);
     await close();
   });
@@ -126,8 +145,10 @@ describe('the console live against the real server', () => {
     await page.screenshot({ path: `${SHOTS}live-bulk.png` });
 
     await page.getByRole('button', { name: 'Undo' }).click();
-    await expect.poll(() => status(a.id)).toBe('open');
-    expect([await status(b.id), await status(c.id)]).toEqual(['open', 'open']);
+    // One bulk call puts both back, ticket by ticket: wait for the whole answer.
+    await expect
+      .poll(async () => [await status(a.id), await status(b.id), await status(c.id)])
+      .toEqual(['open', 'open', 'open']);
     await expect.poll(() => row('Bulk two').getByText('Pending').count()).toBe(0);
     expect(errors).toEqual([]);
     await close();
