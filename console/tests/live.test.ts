@@ -257,4 +257,36 @@ describe('the console live against the real server', () => {
     await one.close();
     await two.close();
   });
+
+  it('marks a ticket as spam and blocks the sender, from the ticket pane', async () => {
+    const t = await createTicket(stack.api, { subject: 'Cheap watches', email: 'spammer@spam.example' });
+    const { page, errors, close } = await openConsole(stack, `/console/tickets/${t.id}`);
+    await signIn(page, agent);
+    await page.getByRole('heading', { name: 'Cheap watches' }).waitFor();
+    await page.getByRole('button', { name: 'Mark as spam' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Mark as spam' });
+    await dialog.getByLabel('Also block spammer@spam.example').check();
+    await dialog.getByRole('button', { name: 'Mark as spam' }).click();
+    await page.getByText('Marked as spam.').waitFor();
+    const stored = (await stack.api.call('GET', `/ticket?id=${t.id}`)).body;
+    expect(stored).toMatchObject({ status: 'closed', tags: ['spam'] });
+    const lines = page.locator('.thread .activity span');
+    await expect
+      .poll(() => lines.allTextContents())
+      .toEqual([`${agent.name} changed the status from Open to Closed`, `${agent.name} added the tag spam`]);
+    await expect.poll(() => page.locator('.props-bar').getByLabel('Status').inputValue()).toBe('closed');
+    const again = await stack.api.call('POST', '/create', {
+      key: stack.api.keys.pk,
+      json: { name: 'Spammer', email: 'spammer@spam.example', subject: 'Again', message: 'Buy now' },
+    });
+    expect(again.status).toBe(403);
+    expect(again.body.error.code).toBe('blocked');
+    await page.screenshot({ path: `${SHOTS}live-spam.png` });
+    // Found alone by a search of all tickets: counted in the singular.
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All/ }).click();
+    await page.locator('#inbox-search').fill('Cheap watches');
+    await expect.poll(() => page.locator('.inbox .total').textContent()).toBe('1 ticket');
+    expect(errors).toEqual([]);
+    await close();
+  });
 });
