@@ -33,8 +33,8 @@ export function Header() {
         </a>
       </nav>
       <div class="tools">
-        <span class={`live live-${live}`} title={live}>
-          <span class="sr">{live}</span>
+        <span class={`live live-${live}`} title={t[`live_${live}`]}>
+          <span class="sr">{t[`live_${live}`]}</span>
         </span>
         <button
           type="button"

@@ -26,7 +26,7 @@ export function InboxList({ filters, openId }: { filters: Filters; openId: strin
           {filters.status && ` · ${s.statusName(filters.status)}`}
         </h1>
         <p class="total" aria-live="polite">
-          {fill(t.ticketCount, { n: inbox.total.value })}
+          {inbox.total.value === 1 ? t.ticketCountOne : fill(t.ticketCount, { n: inbox.total.value })}
         </p>
       </div>
       <Toolbar filters={filters} go={go} />
@@ -255,7 +255,7 @@ function BulkBar() {
     try {
       const { ok, failed, undo } = await inbox.bulk(set);
       s.toasts.show({
-        text: failed ? fill(t.bulkPartly, { ok, failed }) : fill(t.bulkDone, { n: ok }),
+        text: failed ? fill(t.bulkPartly, { ok, failed }) : ok === 1 ? t.bulkDoneOne : fill(t.bulkDone, { n: ok }),
         action: {
           label: t.undo,
           run: () =>

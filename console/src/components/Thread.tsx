@@ -122,6 +122,28 @@ function activityText(a: ActivityEntry, ticket: ConsoleTicket, s: Store): string
       return a.to
         ? fill(t.act_assign, { who, to: s.agentName(str(a.to)) ?? str(a.to) })
         : fill(t.act_unassign, { who });
+    case 'tags': {
+      // The server records the whole list before and after: say what was added and what removed.
+      const before = list(a.from);
+      const after = list(a.to);
+      const added = after.filter((x) => !before.includes(x));
+      const removed = before.filter((x) => !after.includes(x));
+      return [
+        added.length && fill(t.act_tag_added, { who, value: added.join(', ') }),
+        removed.length && fill(t.act_tag_removed, { who, value: removed.join(', ') }),
+      ]
+        .filter(Boolean)
+        .join('; ');
+    }
+    case 'close_request':
+      // From who asked to nobody: answered; accepted when the status changed in the same moment.
+      if (a.to) return fill(t.act_close_requested, { who });
+      return fill(
+        ticket.activity?.some((o) => o.type === 'status' && o.at === a.at)
+          ? t.act_close_accepted
+          : t.act_close_rejected,
+        { who },
+      );
     case 'tag_added':
     case 'tagged':
       return fill(t.act_tag_added, { who, value: str(a.value ?? a.to) });
@@ -141,7 +163,9 @@ function activityText(a: ActivityEntry, ticket: ConsoleTicket, s: Store): string
       return fill(t.act_rated, { who, value: str(a.value ?? a.to) });
     case 'merged':
     case 'merge':
-      return fill(t.act_merged, { who, value: str(a.value ?? a.from ?? a.to) });
+      return fill(t.act_merged, { who, value: str(a.value ?? a.to ?? a.from) });
+    case 'merged_from':
+      return fill(t.act_merged_from, { who, value: str(a.from) });
     case 'spam':
     case 'marked_spam':
       return fill(t.act_spam, { who });
@@ -149,6 +173,8 @@ function activityText(a: ActivityEntry, ticket: ConsoleTicket, s: Store): string
       return fill(t.act_other, { who, type });
   }
 }
+
+const list = (v: unknown) => (Array.isArray(v) ? v.map(str) : []);
 
 const prio = (t: Strings, v: unknown) => {
   const key = `prio_${str(v)}` as keyof Strings;

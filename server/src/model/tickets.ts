@@ -70,7 +70,7 @@ export type ActorRef = z.infer<typeof ActorRefSchema>;
 export const ActivityEntrySchema = z
   .strictObject({
     id: z.string().describe('act_…'),
-    type: z.enum(['status', 'priority', 'assignee', 'tags', 'close_request', 'rating', 'merged']),
+    type: z.enum(['status', 'priority', 'assignee', 'tags', 'close_request', 'rating', 'merged', 'merged_from']),
     at: isoTime,
     actor: ActorRefSchema,
     from: z.unknown().optional(),

@@ -135,9 +135,15 @@ describe('POST /merge', () => {
     // The customer sees the moved thread without the note.
     const theirs = await s.call('GET', `/ticket?id=${target.id}&email=merge@example.com`, { key: s.keys.pk });
     expect(theirs.text).not.toContain('secret note');
+    // Staff see in the receiving ticket's activity where the messages came from; the customer does not.
+    expect(res.body.activity).toEqual([
+      expect.objectContaining({ type: 'merged_from', from: source.id, actor: { kind: 'key' } }),
+    ]);
+    expect(theirs.body.activity).toBeUndefined();
     const merged = await get(source.id);
     expect(merged).toMatchObject({ status: 'closed', merged_into: target.id, replies: [], attachments: [] });
     expect(merged.closed_at).not.toBeNull();
+    expect(merged.activity).toContainEqual(expect.objectContaining({ type: 'merged', from: null, to: target.id }));
     // Once merged, not again.
     const again = await s.call('POST', '/merge', { json: { ticket_id: source.id, into_id: target.id } });
     expect(again.status).toBe(400);

@@ -2,6 +2,7 @@ import { auditEntry } from '../audit/audit.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import {
+  actorRef,
   BulkResultSchema,
   newId,
   TicketViewSchema,
@@ -170,7 +171,13 @@ const merge = route({
       const replies = [...t.replies, ...moved].sort((a, b) =>
         a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0,
       );
-      return { ticket: derive({ ...t, replies, updated_at: deps.clock().toISOString() }, config), files };
+      const at = deps.clock().toISOString();
+      // The receiving thread says where the moved messages came from (the merged one says where they went).
+      const activity = [
+        ...(t.activity ?? []),
+        { id: newId('act'), type: 'merged_from' as const, at, actor: actorRef(actor), from: source.id },
+      ];
+      return { ticket: derive({ ...t, replies, activity, updated_at: at }, config), files };
     });
     if (!into || !previous) throw notFound('ticket');
     await change(deps, actor, source.id, undefined, 'ticket.status_changed', (t) => ({
