@@ -83,6 +83,10 @@ export function rankArticles(
     boost: { title: 3 },
     prefix: (term) => term.length >= 3,
     fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+    // At most two edits, and each word once: a 200-letter word or one word repeated costs no more to
+    // look up than a short query.
+    maxFuzzy: 2,
+    tokenize: (text) => [...new Set(tokenize(text.toLowerCase()))],
     filter: (r) => visible(byId.get(r.id as string)!),
   });
   return results
