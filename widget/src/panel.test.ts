@@ -78,6 +78,16 @@ describe('home', () => {
     await until(() => $(root, '#tk-q'));
   });
 
+  it('finds an article despite a typo and marks the matched words', async () => {
+    const root = await open();
+    type($(root, '#tk-q'), 'refnds');
+    const hit = await until(() => byText(root, '.item', /How refunds work/));
+    const marks = [...hit.querySelectorAll('mark')].map((m) => m.textContent);
+    expect(marks[0]).toBe('refunds'); // in the title
+    expect(marks).toContain('Refund'); // in the excerpt
+    expect(hit.textContent).toContain('How refunds workOpen your order and choose Refund.');
+  });
+
   it('shows "no articles" for a search that finds nothing', async () => {
     const root = await open();
     type($(root, '#tk-q'), 'teapotless');

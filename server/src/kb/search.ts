@@ -1,65 +1,163 @@
+import { stemmer as stemEnglish } from '@orama/stemmers/english';
+import { stemmer as stemGerman } from '@orama/stemmers/german';
+import MiniSearch, { type SearchResult } from 'minisearch';
+import type { CustomerLocale } from '../i18n/locales.js';
 import type { Article } from '../model/index.js';
 
-const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+/** Where the query's words are in a result's title and excerpt: [start, end) in UTF-16 code units. */
+interface Highlight {
+  title: [number, number][];
+  excerpt: [number, number][];
+}
+
+interface Ranked {
+  article: Article;
+  score: number;
+  excerpt: string;
+  highlight: Highlight;
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const tokenize = (text: string) => text.match(WORD) ?? [];
+
+// Snowball stemmers (Orama's build) for the languages whose word forms customers type most; the other
+// languages match by typo tolerance and prefix only.
+const STEMMERS: Partial<Record<CustomerLocale, (word: string) => string>> = { en: stemEnglish, de: stemGerman };
 
 /**
- * Ranks articles for a query, for deflection while a customer types. For each query word:
- *  - a title word equal to it scores 4, a title word starting with it scores 2 (typing "refu" finds
- *    "refund" before the customer has finished the word);
- *  - body words score 1 (equal) and 0.5 (prefix), at most 3 per query word, so a long article that
- *    repeats a word does not beat a short one about it.
- * The sum is multiplied by the share of query words that matched at all, so an article matching
- * "refund shipping" on both words beats one matching only one of them many times; the whole query
- * found as a phrase in the title adds 5. Articles that match nothing are left out.
+ * A word's index terms: the word itself (lower-case), so prefix search works on what the customer is
+ * typing ("shipp" is a prefix of "shipping" but not of its stem "ship"), and its stem, so another form
+ * of it matches ("Lieferungen" finds "Lieferung"). One-letter words are left out: as prefixes they
+ * would match nearly everything.
  */
-export function rankArticles(articles: Article[], query: string): Article[] {
-  const terms = [...new Set(words(query))].filter((t) => t.length >= 2);
-  if (!terms.length) return [];
-  const phrase = terms.join(' ');
-  const scored = articles.map((a) => {
-    const title = words(a.title);
-    const body = words(a.body);
-    let score = 0;
-    let matched = 0;
-    for (const term of terms) {
-      let s = 0;
-      for (const w of title) s += w === term ? 4 : w.startsWith(term) ? 2 : 0;
-      let b = 0;
-      for (const w of body) b += w === term ? 1 : w.startsWith(term) ? 0.5 : 0;
-      s += Math.min(b, 3);
-      if (s > 0) matched++;
-      score += s;
-    }
-    if (title.join(' ').includes(phrase)) score += 5;
-    return { a, score: score * (matched / terms.length) };
+function termsOf(locale: CustomerLocale | undefined) {
+  const stem = locale ? STEMMERS[locale] : undefined;
+  return (word: string): string[] | null => {
+    const w = word.toLowerCase();
+    if (w.length < 2) return null;
+    const s = stem?.(w);
+    return s && s !== w && s.length >= 2 ? [w, s] : [w];
+  };
+}
+
+// Articles in the configuration are replaced, never changed in place, and every configuration change
+// (a save here, or another instance's through PostgreSQL's NOTIFY) makes a new `kb` array: an index
+// built for one array stays right for as long as that array is current, and the next search after a
+// change builds the next one. Kept per language, as the stems differ.
+const indexes = new WeakMap<Article[], Map<string, MiniSearch<Article>>>();
+
+function indexFor(articles: Article[], locale: CustomerLocale | undefined): MiniSearch<Article> {
+  let byLocale = indexes.get(articles);
+  if (!byLocale) indexes.set(articles, (byLocale = new Map()));
+  const key = locale && STEMMERS[locale] ? locale : '';
+  let index = byLocale.get(key);
+  if (!index) {
+    index = new MiniSearch<Article>({
+      fields: ['title', 'body'],
+      extractField: (a, field) => (field === 'body' ? plainText(a) : String(a[field as keyof Article])),
+      tokenize,
+      processTerm: termsOf(locale),
+    });
+    index.addAll(articles);
+    byLocale.set(key, index);
+  }
+  return index;
+}
+
+/**
+ * Ranks articles for a query, for deflection while a customer types (BM25 through MiniSearch): a word
+ * in the title counts three times one in the body; a typo is forgiven (one edit in a word of 5 to 9
+ * letters, two from 10), a word being typed matches as a prefix (from 3 letters), and with en or de
+ * other forms of a word match by their stem. `visible` decides which articles may be answered.
+ * Articles that match nothing are left out; equal scores go newest first.
+ */
+export function rankArticles(
+  articles: Article[],
+  query: string,
+  locale: CustomerLocale | undefined,
+  visible: (a: Article) => boolean,
+): Ranked[] {
+  const byId = new Map(articles.map((a) => [a.id, a]));
+  const process = termsOf(locale);
+  const results = indexFor(articles, locale).search(query, {
+    boost: { title: 3 },
+    prefix: (term) => term.length >= 3,
+    fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+    // At most two edits, and each word once: a 200-letter word or one word repeated costs no more to
+    // look up than a short query.
+    maxFuzzy: 2,
+    tokenize: (text) => [...new Set(tokenize(text.toLowerCase()))],
+    filter: (r) => visible(byId.get(r.id as string)!),
   });
-  return scored
-    .filter((x) => x.score > 0)
-    .sort((x, y) => y.score - x.score || y.a.updated_at.localeCompare(x.a.updated_at))
-    .map((x) => x.a);
+  return results
+    .map((r) => ({ r, a: byId.get(r.id as string)! }))
+    .sort((x, y) => y.r.score - x.r.score || y.a.updated_at.localeCompare(x.a.updated_at))
+    .map(({ r, a }) => ({ article: a, score: r.score, ...marks(a, r, process) }));
+}
+
+/** The title's matched words, and an excerpt that shows the body's first matched word, with theirs. */
+function marks(a: Article, r: SearchResult, process: (w: string) => string[] | null) {
+  const matched = new Set(r.terms);
+  const hits = (text: string, firstOnly = false) => {
+    const ranges: [number, number][] = [];
+    for (const m of text.matchAll(WORD)) {
+      if (!process(m[0])?.some((t) => matched.has(t))) continue;
+      ranges.push([m.index, m.index + m[0].length]);
+      if (firstOnly) break;
+    }
+    return ranges;
+  };
+  const plain = plainText(a);
+  const first = hits(plain, true)[0];
+  const shown = first && first[1] > EXCERPT_MAX - 1 ? clip(plain, first[0] - 40) : articleExcerpt(a);
+  return { excerpt: shown, highlight: { title: hits(a.title), excerpt: hits(shown) } };
 }
 
 // Articles in the configuration are replaced, never changed in place (the store writes a copy), so an
-// article object is one version of it: its excerpt is worked out once, not on every list request.
-const excerpts = new WeakMap<Article, string>();
+// article object is one version of it: its plain text is worked out once, not on every request.
+const plainTexts = new WeakMap<Article, string>();
+
+function plainText(article: Article): string {
+  let p = plainTexts.get(article);
+  if (p === undefined) plainTexts.set(article, (p = toPlain(article.body)));
+  return p;
+}
+
+const EXCERPT_MAX = 160;
 
 /** The excerpt of one version of an article (see `excerpt`). */
 export function articleExcerpt(article: Article): string {
-  let e = excerpts.get(article);
-  if (e === undefined) excerpts.set(article, (e = excerpt(article.body)));
-  return e;
+  return clip(plainText(article), 0);
 }
 
 /** The first words of the body as plain text, without Markdown marks. Linear in the body's length. */
-export function excerpt(body: string, max = 160): string {
-  const plain = body
-    .replace(/```[\s\S]*?```/g, ' ')
-    // Links and images: their text. The label stops at a bracket and the address at a parenthesis, so
-    // a failed try never scans past the next one: linear, where `[^)]*` took the square of `[](`×n.
-    .replace(/!?\[([^[\]]*)\]\([^()]*\)/g, '$1')
-    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '') // headings, quotes, list markers
-    .replace(/(\*\*|__|\*|_|`|~~)/g, '') // emphasis and code marks
-    .replace(/\s+/g, ' ')
-    .trim();
-  return plain.length <= max ? plain : `${plain.slice(0, max - 1).replace(/\s+\S*$/, '')}…`;
+export function excerpt(body: string, max = EXCERPT_MAX): string {
+  return clip(toPlain(body), 0, max);
+}
+
+/** Up to `max` characters of plain text from about `start` on, cut at words, with … where cut. */
+function clip(plain: string, start: number, max = EXCERPT_MAX): string {
+  let from = Math.max(0, start);
+  if (from > 0) {
+    const space = plain.indexOf(' ', from - 1);
+    from = space < 0 ? from : space + 1;
+  }
+  const lead = from > 0 ? '…' : '';
+  const room = max - lead.length;
+  const rest = plain.slice(from);
+  return rest.length <= room ? lead + rest : `${lead}${rest.slice(0, room - 1).replace(/\s+\S*$/, '')}…`;
+}
+
+function toPlain(body: string): string {
+  return (
+    body
+      .replace(/```[\s\S]*?```/g, ' ')
+      // Links and images: their text. The label stops at a bracket and the address at a parenthesis, so
+      // a failed try never scans past the next one: linear, where `[^)]*` took the square of `[](`×n.
+      .replace(/!?\[([^[\]]*)\]\([^()]*\)/g, '$1')
+      .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '') // headings, quotes, list markers
+      .replace(/(\*\*|__|\*|_|`|~~)/g, '') // emphasis and code marks
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }

@@ -27,6 +27,15 @@ export const KbListItemSchema = z
     excerpt: z.string().describe('the first words of the body as plain text'),
     published: z.boolean(),
     updated_at: isoTime,
+    highlight: z
+      .object({
+        title: z.array(z.tuple([z.number(), z.number()])),
+        excerpt: z.array(z.tuple([z.number(), z.number()])),
+      })
+      .optional()
+      .describe(
+        'with q: the matched words in title and excerpt, as [start, end) offsets in UTF-16 code units (JavaScript string indices)',
+      ),
   })
   .meta({ id: 'KbListItem' });
 export type KbListItem = z.infer<typeof KbListItemSchema>;

@@ -86,6 +86,22 @@ describe('several instances on one database', () => {
     );
   });
 
+  it('search the knowledge base as the other instance last saved it', async () => {
+    const [a, b] = await twoInstances();
+    const search = async (q: string) =>
+      (await b.call('GET', `/kb?q=${q}`, { key: b.keys.pk })).body.data.map((x: { title: string }) => x.title);
+    const saved = await a.call('POST', '/admin?r=kb', { json: { title: 'Password reset', body: '', published: true } });
+    await eventually(async () => (await search('pasword')).length > 0, 2000, 'b to find the article');
+    expect(await search('pasword')).toEqual(['Password reset']); // b's first search built its index
+    // Renamed on a: b's index was built for the old version, and the next search after the change
+    // builds one for the new version.
+    await a.call('POST', '/admin?r=kb', {
+      json: { id: saved.body.article.id, title: 'Sign-in help', body: '', published: true },
+    });
+    await eventually(async () => (await search('sign')).length > 0, 2000, 'b to find the renamed article');
+    expect(await search('pasword')).toEqual([]);
+  });
+
   it('share the rate limits: a client spread over both gets no more than the limit', async () => {
     const [a, b] = await twoInstances({ TICKETING_RATE_LIMIT: 'on', TICKETING_RATE_LIMIT_PK_PER_MINUTE: '4' });
     const statuses = [];

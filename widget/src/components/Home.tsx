@@ -7,6 +7,14 @@ import { Offline } from './Offline.js';
 // Returning customers only: the list with status and unread replies is a file of its own.
 const Tickets = lazy(() => import('./Tickets.js').then((m) => m.Tickets));
 
+/** The text with the server's matched ranges in <mark> (plain offsets: nothing here is parsed as HTML). */
+const marked = (text: string, ranges: [number, number][] = []) => {
+  let at = 0;
+  const out = [];
+  for (const [a, b] of ranges) out.push(text.slice(at, a), <mark>{text.slice(a, (at = b))}</mark>);
+  return [...out, text.slice(at)];
+};
+
 /** Greeting, knowledge-base search with live suggestions, a new ticket, and this browser's tickets. */
 export function Home() {
   const s = useStore();
@@ -34,8 +42,8 @@ export function Home() {
               {results.value.map((a) => (
                 <li>
                   <button type="button" class="item" onClick={() => s.go({ name: 'article', id: a.id })}>
-                    {a.title}
-                    <small>{a.excerpt}</small>
+                    {marked(a.title, a.highlight?.title)}
+                    <small>{marked(a.excerpt, a.highlight?.excerpt)}</small>
                   </button>
                 </li>
               ))}
