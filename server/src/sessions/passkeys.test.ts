@@ -1,5 +1,6 @@
-import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { authenticator } from '../test-support/passkey-authenticator.js';
 import { startServer, type TestServer } from '../test-support/server.js';
 
 // Passkey sign-in over real HTTP, with assertions made here as an authenticator makes them: a P-256 key
@@ -11,46 +12,6 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
-
-const b64url = (b: Buffer) => b.toString('base64url');
-const sha = (b: Buffer | string) => createHash('sha256').update(b).digest();
-
-/** An authenticator's key: its COSE public key (as stored) and assertions it signs. */
-function authenticator(rpID: string) {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = publicKey.export({ format: 'jwk' });
-  // COSE_Key {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y} in CBOR.
-  const cose = Buffer.concat([
-    Buffer.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20]),
-    Buffer.from(jwk.x!, 'base64url'),
-    Buffer.from([0x22, 0x58, 0x20]),
-    Buffer.from(jwk.y!, 'base64url'),
-  ]);
-  const id = b64url(randomBytes(16));
-  return {
-    id,
-    publicKey: b64url(cose),
-    assert(challenge: string, origin: string, counter: number, key = privateKey) {
-      const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin }));
-      const count = Buffer.alloc(4);
-      count.writeUInt32BE(counter);
-      // Flags: user present (0x01) and verified (0x04).
-      const authData = Buffer.concat([sha(rpID), Buffer.from([0x05]), count]);
-      const signature = sign('sha256', Buffer.concat([authData, sha(clientData)]), key);
-      return {
-        id,
-        rawId: id,
-        type: 'public-key',
-        response: {
-          clientDataJSON: b64url(clientData),
-          authenticatorData: b64url(authData),
-          signature: b64url(signature),
-        },
-        clientExtensionResults: {},
-      };
-    },
-  };
-}
 
 async function setUp() {
   const s = await startServer();
@@ -113,7 +74,7 @@ describe('signing in with a passkey', () => {
 
   it('refuses a challenge it never handed out, another site, a forged signature and a counter that went back', async () => {
     const { s, origin, key, agentId } = await setUp();
-    const invented = b64url(randomBytes(32));
+    const invented = randomBytes(32).toString('base64url');
     expect((await signIn(s, key.assert(invented, origin, 4))).body.error.code).toBe('invalid_passkey');
     expect((await signIn(s, key.assert((await options(s)).challenge, 'https://evil.example', 4))).status).toBe(401);
     const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
