@@ -198,3 +198,15 @@ describe('WebAuthn challenges in the session store', () => {
     expect(await store.takeChallenge('nope', 0)).toBeUndefined();
   });
 });
+
+describe('sign-in challenges for anyone', () => {
+  it('are limited per address, as they are stored until they expire', async () => {
+    const s = await startServer({ env: { TICKETING_RATE_LIMIT: 'on' } });
+    cleanup.push(() => s.close());
+    for (let i = 0; i < 30; i++) await options(s);
+    const limited = await s.call('POST', '/session/passkey/options', { key: null });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { auditEntry } from '../audit/audit.js';
 import type { Config } from '../config/config.js';
 import { ApiError, validationError } from '../http/errors.js';
+import { rateLimited } from '../http/rate-limit.js';
 import { routeFor } from '../http/route.js';
 import { sha256 } from '../keys/keys.js';
 import {
@@ -35,6 +36,8 @@ const route = routeFor<SessionRouteDeps>();
 const CHALLENGE_MS = 5 * 60_000;
 /** Passkeys per agent: enough for every device, few enough to list. */
 const MAX_PASSKEYS = 20;
+/** Sign-in challenges one address may ask for a minute: each is stored until it expires. */
+const OPTIONS_PER_MINUTE = 30;
 
 /**
  * The relying party: the host of TICKETING_PUBLIC_URL when set (one id for every instance behind it),
@@ -175,11 +178,17 @@ const signInOptions = route({
   access: 'open',
   summary: 'Start signing in with a passkey: the options for navigator.credentials.get',
   description:
-    'No email: the browser offers the passkeys it has for this site. The challenge is good once, for 5 minutes.',
+    'No email: the browser offers the passkeys it has for this site. The challenge is good once, for 5 minutes. ' +
+    'At most 30 a minute from one address (with TICKETING_RATE_LIMIT on): then 429 rate_limited.',
   responses: { 200: { description: 'PublicKeyCredentialRequestOptionsJSON', schema: PasskeyOptionsSchema } },
-  errors: { 403: ['csrf_failed'] },
-  async handler({ ctx }, deps) {
+  errors: { 403: ['csrf_failed'], 429: ['rate_limited'] },
+  async handler({ ctx, ip }, deps) {
     checkOrigin(ctx, deps.config);
+    // An open route that stores a challenge per call: without a limit, anyone could fill the store.
+    if (deps.config.rateLimit.enabled) {
+      const wait = await deps.rateLimiter.hit(`passkey-options|${ip}`, OPTIONS_PER_MINUTE, 60_000);
+      if (wait) throw rateLimited(wait);
+    }
     const options = await generateAuthenticationOptions({
       rpID: relyingParty(ctx, deps.config).rpID,
       userVerification: 'preferred',

@@ -1,11 +1,16 @@
 import type { AuditLog } from '../audit/audit.js';
+import type { Config } from '../config/config.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { ApiError } from '../http/errors.js';
 import type { RequestActor, StoredAgent } from '../model/index.js';
 import type { SessionDeps } from './session-cookie.js';
 
 /** What the session routes need from the app. */
 export interface SessionRouteDeps extends SessionDeps {
+  config: Pick<Config, 'publicUrl' | 'sessions' | 'rateLimit'>;
   audit: AuditLog;
+  /** Open routes that store something (passkey challenges) count requests per address here. */
+  rateLimiter: RateLimiter;
 }
 
 /** The routes below need a session, not a key: a key holder has no session to show or end. */
