@@ -23,6 +23,7 @@ import { moduleEnabled } from './model/index.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { portalRoutes } from './portal/routes.js';
 import { sessionCookie } from './sessions/session-cookie.js';
+import { passkeyRoutes } from './sessions/passkeys.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { serveAssets, widgetAssets } from './static/assets.js';
@@ -46,6 +47,7 @@ const FEATURE_ROUTES = [
   ...settingsRoutes,
   ...adminRoutes,
   ...sessionRoutes,
+  ...passkeyRoutes,
 ];
 export const ROUTES = [...FEATURE_ROUTES, ...openApiRoutes(FEATURE_ROUTES)];
 

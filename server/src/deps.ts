@@ -7,7 +7,7 @@ import type { OpenApiDeps } from './openapi/routes.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { PortalDeps } from './portal/routes.js';
 import type { Leadership } from './scheduler/leadership.js';
-import type { SessionRouteDeps } from './sessions/routes.js';
+import type { SessionRouteDeps } from './sessions/session-agent.js';
 import type { TicketDeps } from './tickets/deps.js';
 import type { LiveDeps } from './live/routes.js';
 import type { UnitOfWork } from './store/unit-of-work.js';

@@ -538,14 +538,14 @@ describe('agents', () => {
       name: 'Grace H',
       email: 'grace@shop.example',
       two_factor_secret: 'JBSWY3DPEHPK3PXPJBSWY3DP',
-      passkeys: [{ id: 'k1', public_key: 'pk' }],
+      passkeys: [],
     });
     expect(updated.status).toBe(200);
     expect(updated.body.agent).toMatchObject({
       name: 'Grace H',
       role: 'agent',
       two_factor_enabled: true,
-      passkey_count: 1,
+      passkey_count: 0,
     });
     const dup = await post('agents', { name: 'Other', email: 'GRACE@shop.example' });
     expect(dup.body.error.param).toBe('email');

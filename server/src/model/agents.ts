@@ -13,11 +13,23 @@ export const AgentInputSchema = z.object({
   active: z.boolean().default(true),
   password: z.string().min(10, 'must be at least 10 characters').max(200).optional(),
   two_factor_secret: z.string().min(16).max(200).nullable().optional(),
-  passkeys: z
-    .array(z.object({ id: z.string().min(1).max(500), public_key: z.string().min(1).max(5000) }))
-    .max(20)
-    .optional(),
+  /** Only `[]`: an admin removes an agent's passkeys (a lost device); agents add their own from the console. */
+  passkeys: z.array(z.unknown()).max(0, 'can only be emptied: agents add their own passkeys').optional(),
 });
+
+/** A passkey (WebAuthn credential) an agent added: its public key signs them in without a password. */
+export const StoredPasskeySchema = z.object({
+  /** The credential id, base64url. */
+  id: z.string(),
+  /** The COSE public key, base64url. */
+  public_key: z.string(),
+  /** The authenticator's signature counter last seen: a lower one means a cloned authenticator. */
+  counter: z.number().int().min(0).default(0),
+  name: z.string().default('Passkey'),
+  transports: z.array(z.string()).default([]),
+  created_at: z.string().default(''),
+});
+export type StoredPasskey = z.infer<typeof StoredPasskeySchema>;
 
 export const StoredAgentSchema = z.object({
   id: z.string(),
@@ -27,7 +39,7 @@ export const StoredAgentSchema = z.object({
   active: z.boolean().default(true),
   password_hash: z.string().nullable().default(null),
   two_factor_secret: z.string().nullable().default(null),
-  passkeys: z.array(z.object({ id: z.string(), public_key: z.string() })).default([]),
+  passkeys: z.array(StoredPasskeySchema).default([]),
   /** Set with a one-time password (the first start, the reset command): the agent must choose their own. */
   must_change_password: z.boolean().default(false),
   /** A TOTP secret being enrolled, until the agent confirms it with a code (then two_factor_secret). */

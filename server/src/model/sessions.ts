@@ -52,3 +52,34 @@ export const StoredSessionSchema = z.object({
   last_seen_at: z.number(),
 });
 export type StoredSession = z.infer<typeof StoredSessionSchema>;
+
+/** A passkey as its agent sees it in the console: never its public key. */
+export const PasskeySchema = z
+  .object({ id: z.string(), name: z.string(), created_at: z.string() })
+  .meta({ id: 'Passkey' });
+
+/**
+ * What @simplewebauthn/browser answers (startRegistration, startAuthentication): checked here only
+ * for its outline; @simplewebauthn/server checks the rest and the signatures.
+ */
+const WebAuthnResponseSchema = z.looseObject({
+  id: z.string().min(1).max(1400),
+  rawId: z.string().min(1).max(1400),
+  type: z.literal('public-key'),
+  response: z.looseObject({ clientDataJSON: z.string().min(1).max(10_000) }),
+  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+});
+
+/** POST /v1/session/passkeys: the browser's answer to the registration options, and a name for the passkey. */
+export const PasskeyAddSchema = z.object({
+  response: WebAuthnResponseSchema,
+  name: z.string().trim().min(1).max(100).default('Passkey'),
+});
+
+/** POST /v1/session/passkey: the browser's answer to the sign-in options. */
+export const PasskeySignInSchema = z.object({ response: WebAuthnResponseSchema });
+
+/** What the two passkey options routes answer, as @simplewebauthn/server makes it (and /browser takes it). */
+export const PasskeyOptionsSchema = z
+  .looseObject({ challenge: z.string(), timeout: z.number().optional() })
+  .meta({ id: 'PasskeyOptions' });

@@ -111,7 +111,6 @@ describe('secrets never leave', () => {
             email: 'ada@shop.example',
             password: `${CANARY}-password`,
             two_factor_secret: `${CANARY}-2fa-secret-xyz`,
-            passkeys: [{ id: 'k', public_key: `${CANARY}-passkey` }],
           },
         ],
       ];

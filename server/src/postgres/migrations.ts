@@ -130,6 +130,18 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX tickets_stale ON tickets (mode, id) WHERE last_activity_at IS NULL;
     `,
   },
+  {
+    version: 4,
+    name: 'WebAuthn challenges for passkeys, shared by every instance',
+    sql: `
+      CREATE TABLE webauthn_challenges (
+        challenge text PRIMARY KEY,
+        agent_id text,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX webauthn_challenges_expires ON webauthn_challenges (expires_at);
+    `,
+  },
 ];
 
 /** Any 64-bit number that names "this schema's migrations" to pg_advisory_xact_lock. */

@@ -77,4 +77,18 @@ export class PgSessionStore implements SessionStore {
   async clearFailures(key: string) {
     await this.db.sql`DELETE FROM sign_in_failures WHERE key = ${key}`;
   }
+
+  async addChallenge(challenge: string, agentId: string | null, expiresAt: number) {
+    // Expired challenges go as new ones come: no sweeper is needed.
+    await this.db.sql`DELETE FROM webauthn_challenges WHERE expires_at < ${expiresAt - KEEP_FAILURES_MS}`;
+    await this.db.sql`INSERT INTO webauthn_challenges (challenge, agent_id, expires_at)
+      VALUES (${challenge}, ${agentId}, ${expiresAt})`;
+  }
+
+  async takeChallenge(challenge: string, now: number) {
+    // DELETE … RETURNING: of two instances taking it at once, one gets the row.
+    const [row] = await this.db.sql<{ agent_id: string | null; expires_at: string }[]>`
+      DELETE FROM webauthn_challenges WHERE challenge = ${challenge} RETURNING agent_id, expires_at`;
+    return row && Number(row.expires_at) > now ? { agentId: row.agent_id } : undefined;
+  }
 }

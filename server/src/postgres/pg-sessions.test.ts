@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { authenticator } from '../test-support/passkey-authenticator.js';
 import { eventually } from '../test-support/receiver.js';
 import { startServer, type TestServer } from '../test-support/server.js';
 
@@ -45,5 +46,38 @@ describe('sessions on several instances', () => {
     expect(locked.status).toBe(429);
     expect(locked.body.error.code).toBe('too_many_attempts');
     expect((await signIn(b, PASSWORD)).status).toBe(429);
+  });
+
+  it('a passkey challenge handed out by one instance is answered on the other, once', async () => {
+    // Both behind one public URL, as a load balancer puts them: one relying party, one origin.
+    const env = { TICKETING_PUBLIC_URL: 'http://ticketing.test' };
+    const a = await startServer({ env });
+    cleanup.push(() => a.close());
+    const b = await startServer({ env, keys: a.keys, databaseUrl: a.databaseUrl! });
+    cleanup.push(() => b.close({ keepData: true }));
+    const made = await a.call('POST', '/admin?r=agents', {
+      json: { name: 'Grace', email: 'grace@shop.example', password: PASSWORD },
+    });
+    const key = authenticator('ticketing.test');
+    await a.running.deps.configStore.update((d) => {
+      for (const agent of d.agents)
+        if (agent.id === made.body.agent.id)
+          agent.passkeys.push({
+            id: key.id,
+            public_key: key.publicKey,
+            counter: 0,
+            name: 'Laptop',
+            transports: [],
+            created_at: '',
+          });
+    });
+    await eventually(() => b.running.deps.configStore.get().agents.some((g) => g.passkeys.length === 1));
+    const options = await a.call('POST', '/session/passkey/options', { key: null });
+    expect(options.body.rpId).toBe('ticketing.test');
+    const answer = key.assert(options.body.challenge as string, 'http://ticketing.test', 1);
+    const signedIn = await b.call('POST', '/session/passkey', { key: null, json: { response: answer } });
+    expect(signedIn.status, signedIn.text).toBe(200);
+    const again = await a.call('POST', '/session/passkey', { key: null, json: { response: answer } });
+    expect(again.body.error.code).toBe('invalid_passkey');
   });
 });

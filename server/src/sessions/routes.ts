@@ -1,31 +1,14 @@
 import { z } from 'zod';
-import { auditEntry, type AuditLog } from '../audit/audit.js';
+import { auditEntry } from '../audit/audit.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import { sha256 } from '../keys/keys.js';
-import {
-  PasswordChangeSchema,
-  SessionSchema,
-  SignInSchema,
-  type RequestActor,
-  type StoredAgent,
-} from '../model/index.js';
+import { PasswordChangeSchema, SessionSchema, SignInSchema, type RequestActor } from '../model/index.js';
 import { hashPassword, verifyPassword } from '../settings/passwords.js';
-import {
-  checkOrigin,
-  clearSessionCookie,
-  cookieName,
-  currentSession,
-  passwordFingerprint,
-  type SessionDeps,
-} from './session-cookie.js';
+import { checkOrigin, clearSessionCookie, cookieName, currentSession, passwordFingerprint } from './session-cookie.js';
 import { checkPassword, countAttempt, sessionView, startSession } from './sign-in.js';
+import { agentNow, agentOf, setAgent, type SessionRouteDeps } from './session-agent.js';
 import { newEnrolment, newRecoveryCodes, totpStep, useSecondFactor } from './totp.js';
-
-/** What the session routes need from the app. */
-export interface SessionRouteDeps extends SessionDeps {
-  audit: AuditLog;
-}
 
 const route = routeFor<SessionRouteDeps>();
 
@@ -34,13 +17,6 @@ const sessionAnswer = (description: string) => ({
   schema: SessionSchema,
   headers: ['Set-Cookie'] as const,
 });
-
-/** The routes below need a session, not a key: a key holder has no session to show or end. */
-function agentOf(actor: RequestActor) {
-  if (actor.kind !== 'agent')
-    throw new ApiError(403, 'session_required', 'This is about an agent’s session: sign in with POST /v1/session.');
-  return actor;
-}
 
 const signIn = route({
   method: 'post',
@@ -155,15 +131,6 @@ const changePassword = route({
 });
 
 const CodeSchema = z.object({ code: z.string().trim().min(1).max(64) });
-const agentNow = (deps: SessionRouteDeps, id: string) => {
-  const agent = deps.configStore.get().agents.find((a) => a.id === id);
-  if (!agent) throw new ApiError(401, 'not_signed_in', 'Your session has ended: sign in again.');
-  return agent;
-};
-const setAgent = (deps: SessionRouteDeps, id: string, change: (a: StoredAgent) => void) =>
-  deps.configStore.update((d) => {
-    for (const a of d.agents) if (a.id === id) change(a);
-  });
 
 const totpStart = route({
   method: 'post',

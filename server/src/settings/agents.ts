@@ -30,7 +30,8 @@ export async function upsertAgent(
     password_hash: input.password ? await hashPassword(input.password) : (existing?.password_hash ?? null),
     two_factor_secret:
       input.two_factor_secret === undefined ? (existing?.two_factor_secret ?? null) : input.two_factor_secret,
-    passkeys: input.passkeys ?? existing?.passkeys ?? [],
+    // The admin can only empty the list (AgentInputSchema).
+    passkeys: input.passkeys ? [] : (existing?.passkeys ?? []),
     // A password an admin sets is the agent's from then on; a one-time one comes from the CLI.
     must_change_password: input.password ? false : (existing?.must_change_password ?? false),
     // An admin resetting two-factor (two_factor_secret null) takes the recovery codes with it.

@@ -14,6 +14,8 @@ const SessionFileSchema = z.object({
 
 // Failures older than this are of no use to any window and are dropped when the file is written.
 const KEEP_FAILURES_MS = 24 * 60 * 60 * 1000;
+// Challenges expired this long before a new one's expiry are dropped when it is added: the map stays small.
+const CHALLENGE_SWEEP_MS = 60 * 60 * 1000;
 
 /**
  * Sessions and failed sign-ins in data/sessions.json, held in memory and written whole and durably
@@ -21,6 +23,11 @@ const KEEP_FAILURES_MS = 24 * 60 * 60 * 1000;
  */
 export class FileSessionStore implements SessionStore {
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * WebAuthn challenges live a few minutes in this one process (the JSON store has one instance):
+   * they are not written to the file, a restart just makes the browser ask for a new one.
+   */
+  private readonly challenges = new Map<string, { agentId: string | null; expiresAt: number }>();
 
   private constructor(
     private readonly path: string,
@@ -133,5 +140,17 @@ export class FileSessionStore implements SessionStore {
   clearFailures(key: string) {
     if (!this.failed.delete(key)) return Promise.resolve();
     return this.save();
+  }
+
+  addChallenge(challenge: string, agentId: string | null, expiresAt: number) {
+    for (const [c, v] of this.challenges) if (v.expiresAt <= expiresAt - CHALLENGE_SWEEP_MS) this.challenges.delete(c);
+    this.challenges.set(challenge, { agentId, expiresAt });
+    return Promise.resolve();
+  }
+
+  takeChallenge(challenge: string, now: number) {
+    const found = this.challenges.get(challenge);
+    this.challenges.delete(challenge);
+    return Promise.resolve(found && found.expiresAt > now ? { agentId: found.agentId } : undefined);
   }
 }

@@ -31,4 +31,15 @@ export interface SessionStore {
   removeFailure(keys: readonly string[], at: number): Promise<void>;
   /** Forgets the failures under `key` (a successful sign-in clears its email's). */
   clearFailures(key: string): Promise<void>;
+
+  /**
+   * Keeps a WebAuthn challenge the server handed out, for `agentId` (adding a passkey) or for
+   * anyone (`null`: signing in with one), until `expiresAt` (ms).
+   */
+  addChallenge(challenge: string, agentId: string | null, expiresAt: number): Promise<void>;
+  /**
+   * Takes a challenge away and answers whom it was for, when it was there and not expired at `now`;
+   * of two instances taking the same challenge at once, only one gets it (single use).
+   */
+  takeChallenge(challenge: string, now: number): Promise<{ agentId: string | null } | undefined>;
 }
