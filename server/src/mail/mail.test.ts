@@ -2,6 +2,7 @@ import { queuedJobIds, queuedJobs } from '../test-support/stored-tickets.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, startSilentServer, startSmtp, type TestSmtp } from '../test-support/smtp.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
+import { eventually } from '../test-support/receiver.js';
 import { SMTP_MAX_CONNECTIONS } from './mailer.js';
 
 let now = new Date('2026-11-23T10:00:00Z'); // a Monday, 11:00 in Berlin
@@ -40,6 +41,22 @@ async function setup(opts: { smtpPort?: number; env?: Record<string, string> } =
 }
 
 const outboxFiles = (s: TestServer) => queuedJobIds(s);
+
+/**
+ * Waits until each of the `count` queued mails had its first (failed) attempt. outbox.idle() alone is not
+ * enough: the pass a create starts may begin after the create's answer, when idle() finds none running.
+ */
+async function firstAttempts(s: TestServer, count: number) {
+  await eventually(
+    async () => {
+      const jobs = await queuedJobs(s);
+      return jobs.length === count && jobs.every((j) => j.attempts >= 1);
+    },
+    10_000,
+    `a first attempt of ${count} queued mails`,
+  );
+  await s.running.deps.outbox.idle();
+}
 
 describe('mail', () => {
   it('sends the autoreply to the customer and tells the agents, who get a link to the console', async () => {
@@ -128,7 +145,7 @@ describe('mail', () => {
     const port = await freePort();
     const { s } = await setup({ smtpPort: port });
     const t = await createTicket(s, { subject: 'queued' });
-    await s.running.deps.outbox.idle(); // the first attempt, started by the create, fails (connection refused)
+    await firstAttempts(s, 2); // the first attempt, started by the create, fails (connection refused)
     const queued = await queuedJobs(s);
     expect(queued.map((j) => j.attempts)).toEqual([1, 1]);
     const smtp = await startSmtp(port);
@@ -151,7 +168,7 @@ describe('mail', () => {
       json: { from_address: 'help@shop.example', smtp: { host: '127.0.0.1', port } },
     });
     await createTicket(first, { subject: 'before restart' });
-    await first.running.deps.outbox.idle(); // its first attempt failed: nobody listens on the port yet
+    await firstAttempts(first, 1); // its first attempt failed: nobody listens on the port yet
     expect((await queuedJobs(first)).map((j) => j.attempts)).toEqual([1]);
     await first.close({ keepData: true });
     const smtp = await startSmtp(port);
@@ -309,7 +326,7 @@ describe('the SMTP connection', () => {
     const port = await freePort();
     const { s } = await setup({ smtpPort: port });
     for (let i = 0; i < 6; i++) await createTicket(s, { email: `c${i}@example.com`, subject: `burst ${i}` });
-    await s.running.deps.outbox.idle(); // every first attempt failed: nobody listens on the port yet
+    await firstAttempts(s, 12); // every first attempt failed: nobody listens on the port yet
     const failed = await pending(s);
     expect(failed.map((j) => j.attempts)).toEqual(Array(12).fill(1)); // a confirmation and an agents' mail per ticket
 
