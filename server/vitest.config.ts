@@ -14,6 +14,7 @@ const JSON_STORE_ONLY = [
   'src/keys/key-store.test.ts',
   'src/hours/**',
   'src/files/file-name.test.ts',
+  'src/test-support/exit-code.test.ts',
 ];
 
 export default defineConfig({
