@@ -1,3 +1,4 @@
+import { StoredAgentSchema } from '../model/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INBOX_VIEWS, LIST_SORTS } from '../model/index.js';
 import { NEWEST } from '../store/ticket-store.js';
@@ -32,21 +33,12 @@ beforeAll(async () => {
   s = await startServer({ clock: () => now });
   await s.running.deps.configStore.update((d) => {
     d.agents = [
-      {
+      StoredAgentSchema.parse({
         id: GRACE,
         name: 'Grace',
         email: 'grace@example.com',
-        role: 'agent',
-        active: true,
-        password_hash: null,
-        two_factor_secret: null,
-        must_change_password: false,
-        two_factor_pending: null,
-        recovery_codes: [],
-        totp_last_step: 0,
-        passkeys: [],
         created_at: new Date(T0).toISOString(),
-      },
+      }),
     ];
   });
   const admin = async (r: string, json: unknown) => {
