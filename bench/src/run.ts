@@ -1,7 +1,9 @@
 // `pnpm bench`: speed, weight and scale, each figure beside a baseline measured in the same run, and
 // whether each target holds. Prints a table and writes BENCHMARKS.md. Loopback only, bounded in time.
 // `pnpm bench --quick` (or BENCH_QUICK=1): shorter runs, the small sizes only, for iteration; it does
-// not write BENCHMARKS.md. BENCH_ONLY=widget,server,postgres,scale,growth picks sections.
+// not write BENCHMARKS.md. BENCH_ONLY=widget,server,postgres,scale,growth picks sections; BENCH_ONLY=reads
+// runs only the server section's GET /ticket rows (sk and pk against raw node:http and the Koa floor),
+// for measuring a change to the read path.
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -100,7 +102,7 @@ async function viewsOf(url: string, tickets: Seeded[]) {
   return views;
 }
 
-async function serverThroughput() {
+async function serverThroughput(readsOnly = false) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-1k-'));
   const tickets = seed(dir, 1000);
   // Seeding leaves dirty pages; flushed now, they cannot slow the first fsyncs of whoever runs first.
@@ -127,10 +129,12 @@ async function serverThroughput() {
     // fastest server a target is measured against, and shown for raw node:http, which needs about as
     // much CPU per request as the generator itself: on two cores its figure is partly the generator's.
     const perRequest = (rps: number, cores: number) => `${fmt((cores * 1e6) / rps, 0)} µs`;
-    for (const [name, server] of [
-      ['Koa floor', koa],
-      ['raw node:http', raw],
-    ] as const) {
+    for (const [name, server] of readsOnly
+      ? []
+      : ([
+          ['Koa floor', koa],
+          ['raw node:http', raw],
+        ] as const)) {
       const [one, two] = await alternate([
         { label: `${name}, 1 generator`, server, options: read(server, SK, skPaths) },
         { label: `${name}, 2 generators`, server, options: read(server, SK, skPaths), generators: 2 },
@@ -178,6 +182,7 @@ async function serverThroughput() {
       });
     }
 
+    if (readsOnly) return;
     const post = (server: Running, headers: Record<string, string>, expect: number): LoadOptions => ({
       url: `${server.url}/${server === durable ? '' : 'v1/create'}`,
       method: 'POST',
@@ -688,6 +693,7 @@ async function main() {
     await widgetInChromium();
   }
   if (ONLY.includes('server')) await serverThroughput();
+  else if (ONLY.includes('reads')) await serverThroughput(true);
   if (ONLY.includes('postgres')) await postgresStore();
   if (ONLY.includes('scale')) await scale();
   if (ONLY.includes('growth')) await growth();

@@ -65,7 +65,7 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
 
   const limiter = deps.rateLimiter;
   const router = new Router();
-  mountRoutes(router, ROUTES, deps, {
+  const dispatch = mountRoutes(router, ROUTES, deps, {
     // A bearer key decides when one is sent; else the console's session cookie. A verified customer's
     // identity header (settings/identity) widens what a public key may read.
     credentials: [
@@ -103,6 +103,7 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   const api = compose<Koa.ParameterizedContext>([
     legacyPhp(ROUTES),
     cors(ROUTES),
+    dispatch,
     router.routes() as Middleware,
     router.allowedMethods() as Middleware,
   ]);

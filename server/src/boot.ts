@@ -100,7 +100,12 @@ const OUTBOX_GRACE_MS = 2_000;
 /** Opens the data directory, builds the app and listens. Everything main.ts and the tests start. */
 export async function boot(config: Config, options: BootOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((line) => process.stdout.write(`${line}\n`));
-  const logger = options.logger ?? pino({ level: config.logLevel, base: undefined });
+  // Asynchronous stdout: a log line costs a request a copy into a buffer, not a write(2) of its own
+  // (the access log runs on every request; see BENCHMARKS.md). Lines written while one write is in
+  // flight go out together. pino flushes what is buffered, synchronously, when the process exits
+  // (process.exit after a stop, or a crash), so a normal stop loses no line.
+  const logger =
+    options.logger ?? pino({ level: config.logLevel, base: undefined }, pino.destination({ dest: 1, sync: false }));
   const clock = options.clock ?? (() => new Date());
   checkKeys(config);
   const dataDir = resolve(config.dataDir);

@@ -70,6 +70,27 @@ describe('order of checks', () => {
     expect(patch.status).toBe(405);
   });
 
+  it('leaves what the exact-path dispatch does not take to the router, as before: HEAD, a trailing slash, other case', async () => {
+    // Plain fetch: these spellings are not in the OpenAPI document that s.call checks answers against.
+    const get = (path: string, method = 'GET', key: string | null = s.keys.sk) =>
+      fetch(`${s.base}${path}`, { method, headers: key ? { Authorization: `Bearer ${key}` } : {} });
+    const me = await get('/me');
+    expect(me.status).toBe(200);
+    const body = await me.json();
+    const head = await get('/me', 'HEAD');
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    for (const path of ['/me/', '/ME']) {
+      const res = await get(path);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(body);
+    }
+    // Past the dispatch, the router still answers a staff path's OPTIONS and a wrong method.
+    const options = await get('/list', 'OPTIONS', null);
+    expect(options.headers.get('allow')).toContain('GET');
+    expect((await get('/ticket', 'POST', null)).status).toBe(405);
+  });
+
   it('checks the key before the body: a bad body with no key is a 401', async () => {
     const res = await s.call('POST', '/create', {
       key: null,
