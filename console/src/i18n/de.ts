@@ -121,6 +121,7 @@ export const de: Strings = {
   notePrefix: 'Notiz:',
   titleWaiting: '({n}) {title}',
   newTicketNotification: 'Neue Anfrage von {name}',
+  customerReplyNotification: '{name} hat geantwortet',
 
   backToInbox: 'Zurück zum Posteingang',
   ticketNotFound: 'Diese Anfrage gibt es nicht.',

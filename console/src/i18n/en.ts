@@ -124,6 +124,7 @@ export const en = {
   notePrefix: 'Note:',
   titleWaiting: '({n}) {title}',
   newTicketNotification: 'New ticket from {name}',
+  customerReplyNotification: '{name} replied',
 
   // ticket
   backToInbox: 'Back to the inbox',
