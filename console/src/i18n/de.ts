@@ -8,6 +8,7 @@ export const de: Strings = {
   live_off: 'Live-Aktualisierung aus',
   live_connecting: 'Live-Aktualisierung verbindet…',
   live_open: 'Live-Aktualisierung an',
+  live_reconnecting: 'Verbinde neu…',
   live_down: 'Live-Aktualisierung unterbrochen; neuer Versuch folgt',
   retry: 'Erneut versuchen',
   save: 'Speichern',

@@ -8,6 +8,7 @@ export const en = {
   live_off: 'Live updates off',
   live_connecting: 'Connecting live updates…',
   live_open: 'Live updates on',
+  live_reconnecting: 'Reconnecting…',
   live_down: 'Live updates interrupted; retrying',
   retry: 'Try again',
   save: 'Save',
