@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type TestServer } from '@ticketing/server/test-support';
 // One launch recipe for every browser run (demo-site's tests, the console's, the benchmark).
@@ -79,4 +80,39 @@ export async function signIn(page: Page, agent: { email: string; password: strin
   await page.getByLabel('Email').fill(agent.email);
   await page.getByLabel('Password', { exact: true }).fill(agent.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** The WCAG 2.0 / 2.1 A and AA rules of axe. */
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/**
+ * axe-core's findings of serious or critical impact on what the page shows now, one line per rule and
+ * element. axe goes in through the DevTools protocol (page.evaluate), which the console's CSP does
+ * not govern, so the page is checked under its real policy; a page keeps it until it reloads.
+ */
+export async function axeFindings(page: Page): Promise<string[]> {
+  if ((await page.evaluate('typeof window.axe')) === 'undefined') await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async (tags) => {
+    type Node = { target: string[]; failureSummary?: string };
+    type Violation = { id: string; impact: string; help: string; nodes: Node[] };
+    const axe = (window as unknown as { axe: { run(...a: unknown[]): Promise<{ violations: Violation[] }> } }).axe;
+    const { violations } = await axe.run(document, {
+      runOnly: { type: 'tag', values: tags },
+      resultTypes: ['violations'],
+    });
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .flatMap((v) =>
+        v.nodes.map(
+          (n) => `${v.id} (${v.impact}): ${n.target.join(' ')}: ${(n.failureSummary ?? v.help).replace(/\s+/g, ' ')}`,
+        ),
+      );
+  }, AXE_TAGS);
+}
+
+/** Fails with every serious or critical axe finding on the page, named by `screen`. */
+export async function expectAccessible(page: Page, screen: string) {
+  const found = await axeFindings(page);
+  if (found.length) throw new Error(`axe on ${screen}:\n${found.join('\n')}`);
 }

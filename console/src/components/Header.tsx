@@ -41,6 +41,10 @@ export function Header() {
         <span class={`live live-${live}`} title={t[`live_${live}`]}>
           <span class="sr">{t[`live_${live}`]}</span>
         </span>
+        {/* Said aloud and shown while the stream is away: what is on screen may be behind. */}
+        <span class="live-note" role="status">
+          {live === 'reconnecting' || live === 'down' ? t.live_reconnecting : ''}
+        </span>
         <button
           type="button"
           class="icon-btn"

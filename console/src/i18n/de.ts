@@ -8,6 +8,7 @@ export const de: Strings = {
   live_off: 'Live-Aktualisierung aus',
   live_connecting: 'Live-Aktualisierung verbindet…',
   live_open: 'Live-Aktualisierung an',
+  live_reconnecting: 'Verbinde neu…',
   live_down: 'Live-Aktualisierung unterbrochen; neuer Versuch folgt',
   retry: 'Erneut versuchen',
   save: 'Speichern',
@@ -122,6 +123,7 @@ export const de: Strings = {
   notePrefix: 'Notiz:',
   titleWaiting: '({n}) {title}',
   newTicketNotification: 'Neue Anfrage von {name}',
+  customerReplyNotification: '{name} hat geantwortet',
 
   backToInbox: 'Zurück zum Posteingang',
   ticketNotFound: 'Diese Anfrage gibt es nicht.',

@@ -8,6 +8,7 @@ export const en = {
   live_off: 'Live updates off',
   live_connecting: 'Connecting live updates…',
   live_open: 'Live updates on',
+  live_reconnecting: 'Reconnecting…',
   live_down: 'Live updates interrupted; retrying',
   retry: 'Try again',
   save: 'Save',
@@ -125,6 +126,7 @@ export const en = {
   notePrefix: 'Note:',
   titleWaiting: '({n}) {title}',
   newTicketNotification: 'New ticket from {name}',
+  customerReplyNotification: '{name} replied',
 
   // ticket
   backToInbox: 'Back to the inbox',

@@ -2,7 +2,8 @@ import { signal } from '@preact/signals';
 import type { Api } from '../api/client.js';
 import type { TicketEvent, TypingEvent } from '../api/types.js';
 
-export type LiveState = 'off' | 'connecting' | 'open' | 'down';
+/** `reconnecting`: the stream was open and dropped; EventSource tries again (shown to the agent). */
+export type LiveState = 'off' | 'connecting' | 'open' | 'reconnecting' | 'down';
 
 export interface LiveHandlers {
   ticket(type: string, data: TicketEvent): void;
@@ -33,15 +34,20 @@ export function createLive(api: Api, on: LiveHandlers) {
     state.value = 'connecting';
     const es = new EventSource(api.eventsUrl());
     source = es;
+    /** An event id seen on this stream: a reconnect sends it as Last-Event-ID, and the server replays. */
+    let resumable = false;
     es.addEventListener('open', () => {
+      // Events sent while we were away are lost if the stream was closed (a new EventSource starts
+      // afresh), or if it dropped before it carried any event: then no Last-Event-ID goes back.
+      const missed = wasDown || (state.value === 'reconnecting' && !resumable);
       state.value = 'open';
       pause = 2000;
-      // Events sent while we were away are lost only if the stream was closed, not dropped.
-      if (wasDown) on.reset();
       wasDown = false;
+      if (missed) on.reset();
     });
     for (const type of TICKET_EVENTS)
       es.addEventListener(type, (e) => {
+        if ((e as MessageEvent).lastEventId) resumable = true;
         const data = parse<TicketEvent>(e);
         if (data?.ticket) on.ticket(type, data);
       });
@@ -52,7 +58,8 @@ export function createLive(api: Api, on: LiveHandlers) {
     es.addEventListener('reset', () => on.reset());
     es.addEventListener('error', () => {
       if (es.readyState !== EventSource.CLOSED) {
-        state.value = 'connecting';
+        // Dropped (server restart, network): EventSource comes back with Last-Event-ID by itself.
+        state.value = state.value === 'connecting' ? 'connecting' : 'reconnecting';
         return;
       }
       state.value = 'down';

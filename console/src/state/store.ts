@@ -87,8 +87,14 @@ export function createStore(options: StoreOptions = {}) {
         if (by?.id) ticket.stoppedTyping(row.id);
         void ticket.reload();
       }
-      const mine = by?.kind === 'agent' && by.id === me.value?.id;
-      if (type === 'ticket.created' && !mine) notify(fill(t.value.newTicketNotification, { name: row.name }), row);
+      // Desktop notifications: what this agent must answer, i.e. tickets that are theirs or nobody's,
+      // and never for what they did themselves.
+      const byMe = by?.kind === 'agent' && by.id === me.value?.id;
+      const forMe = !row.agent_id || row.agent_id === me.value?.id;
+      if (byMe || !forMe) return;
+      if (type === 'ticket.created') notify(fill(t.value.newTicketNotification, { name: row.name }), row);
+      else if (type === 'ticket.replied' && by?.kind !== 'agent' && row.last_message?.from_customer)
+        notify(fill(t.value.customerReplyNotification, { name: row.name }), row);
     },
     typing({ ticket_id, agent }) {
       if (agent.id !== me.value?.id) ticket.someoneTyping(ticket_id, agent.name);
