@@ -137,6 +137,13 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     macros: () => get<{ macros: Macro[] }>('/admin', { r: 'macros' }).then((r) => r.macros),
     tagDefs: () => get<{ tags: TagDef[] }>('/admin', { r: 'tags' }).then((r) => r.tags),
 
+    /** `/admin` for the settings screens: read `r`, replace it whole, delete one entry (agents, kb). */
+    adminGet: <T>(r: string, query: Query = {}) =>
+      get<Record<string, T>>('/admin', { ...query, r }).then((x) => x[r] as T),
+    adminPost: <T>(r: string, body: unknown) => call<T>('POST', '/admin', { query: { r }, json: body }),
+    adminDelete: (r: string, id: string) =>
+      call<{ id: string; deleted: true }>('DELETE', '/admin', { query: { r, id } }),
+
     list: (query: Query) => get<TicketList>('/list', query),
     counts: () => get<Counts>('/counts'),
     ticket: (id: string) => get<ConsoleTicket>('/ticket', { id }),

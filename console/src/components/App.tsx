@@ -1,4 +1,5 @@
-import { useEffect } from 'preact/hooks';
+import type { ComponentType } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import { LocationProvider, useLocation } from 'preact-iso/router';
 import { StoreContext, useStore } from '../state/context.js';
 import type { Store } from '../state/store.js';
@@ -47,15 +48,49 @@ function Shell() {
   if (s.mustChangePassword.value) return <PasswordChange />;
 
   const ticketMatch = /^\/console\/tickets\/([^/]+)\/?$/.exec(path);
+  const settingsMatch = /^\/console\/settings(?:\/([^/]+))?\/?$/.exec(path);
   return (
     <>
       <a class="skip" href="#main">
         {s.t.value.skip}
       </a>
       <Header />
-      {path === `${ROOT}profile` ? <Profile /> : <Workspace ticketId={ticketMatch?.[1] ?? null} />}
+      {path === `${ROOT}profile` ? (
+        <Profile />
+      ) : settingsMatch ? (
+        <SettingsArea section={settingsMatch[1] ?? null} />
+      ) : (
+        <Workspace ticketId={ticketMatch?.[1] ?? null} />
+      )}
       <Toasts />
       <Shortcuts />
     </>
   );
+}
+
+type SettingsComponent = ComponentType<{ section: string | null }>;
+let settingsChunk: Promise<SettingsComponent> | null = null;
+
+/** Settings are for admins and rarely opened: their code is a separate chunk, fetched on first visit. */
+function SettingsArea({ section }: { section: string | null }) {
+  const s = useStore();
+  const [Area, setArea] = useState<SettingsComponent | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    settingsChunk ??= import('../settings/Settings.js').then((m) => m.Settings);
+    settingsChunk.then(
+      (C) => setArea(() => C),
+      () => {
+        settingsChunk = null;
+        setFailed(true);
+      },
+    );
+  }, []);
+  if (failed)
+    return (
+      <p class="err banner" role="alert">
+        {s.t.value.networkError}
+      </p>
+    );
+  return Area ? <Area section={section} /> : <p class="boot">{s.t.value.loading}</p>;
 }

@@ -25,9 +25,14 @@ export function Header() {
         {t.appName}
       </a>
       <nav aria-label={t.mainNav} class="main-nav">
-        <a href="/console/" aria-current={path !== '/console/profile' ? 'page' : undefined}>
+        <a href="/console/" aria-current={!/^\/console\/(profile|settings)/.test(path) ? 'page' : undefined}>
           {t.inbox}
         </a>
+        {agent.role === 'admin' && (
+          <a href="/console/settings" aria-current={path.startsWith('/console/settings') ? 'page' : undefined}>
+            {t.settings}
+          </a>
+        )}
         <a href="/console/profile" aria-current={path === '/console/profile' ? 'page' : undefined}>
           {t.profile}
         </a>

@@ -20,6 +20,7 @@ export const de: Strings = {
 
   mainNav: 'Konsole',
   inbox: 'Posteingang',
+  settings: 'Einstellungen',
   profile: 'Profil',
   signOut: 'Abmelden',
   theme: 'Farbschema',

@@ -9,3 +9,9 @@ export function useStore(): Store {
   if (!s) throw new Error('useStore outside <StoreContext.Provider>');
   return s;
 }
+
+/** A feature's own strings (`{ en, de }`, German may leave keys out) in the console's language. */
+export function useStrings<T extends object>(strings: { en: T; de: Partial<T> }): T {
+  const s = useStore();
+  return s.locale.value === 'de' ? { ...strings.en, ...strings.de } : strings.en;
+}
