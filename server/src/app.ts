@@ -22,6 +22,7 @@ import { linkPage } from './links/page.js';
 import { moduleEnabled } from './model/index.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { portalRoutes } from './portal/routes.js';
+import { reportRoutes } from './reports/routes.js';
 import { sessionCookie } from './sessions/session-cookie.js';
 import { passkeyRoutes } from './sessions/passkeys.js';
 import { sessionRoutes } from './sessions/routes.js';
@@ -45,6 +46,7 @@ const FEATURE_ROUTES = [
   ...linkRoutes,
   ...kbRoutes,
   ...settingsRoutes,
+  ...reportRoutes,
   ...adminRoutes,
   ...sessionRoutes,
   ...passkeyRoutes,

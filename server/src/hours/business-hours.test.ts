@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BusinessHoursSchema } from '../model/index.js';
 import { IANAZone } from 'luxon';
-import { addBusinessMinutes, openState } from './business-hours.js';
+import { addBusinessMinutes, businessMinutesBetween, openState } from './business-hours.js';
 
 const hours = (over: object) => BusinessHoursSchema.parse(over);
 const weekdays = {
@@ -177,6 +177,8 @@ describe('business hours across every DST transition of every IANA zone, 2025-20
       const next = nextOpenByIntl(h, start);
       expect(state.open_now, `${zone} ${new Date(start).toISOString()}`).toBe(next === start);
       if (!state.open_now) expect(state.next_open_at).toBe(next === null ? null : new Date(next).toISOString());
+      // The open time between the start and that deadline is the minutes added: the two agree.
+      expect(businessMinutesBetween(h, new Date(start), new Date(got)), `${zone} ${start}`).toBe(minutes);
       checked++;
     });
     expect(checked).toBe(cases.length);
@@ -189,5 +191,29 @@ describe('business hours across every DST transition of every IANA zone, 2025-20
     expect(openState(h, saturdayEvening)).toEqual({ open_now: false, next_open_at: '2026-09-06T04:00:00.000Z' });
     // 60 open minutes from the first instant of Sunday: 02:00 local (UTC-3).
     expect(addBusinessMinutes(h, saturdayEvening, 60).toISOString()).toBe('2026-09-06T05:00:00.000Z');
+  });
+});
+
+describe('businessMinutesBetween', () => {
+  const berlin = hours({ timezone: 'Europe/Berlin', days: weekdays, holidays: ['2026-11-26'] });
+
+  it('counts every minute when no hours are set, and nothing backwards', () => {
+    const h = hours({});
+    expect(businessMinutesBetween(h, new Date('2026-11-22T03:00:00Z'), new Date('2026-11-22T04:30:00Z'))).toBe(90);
+    expect(businessMinutesBetween(h, new Date('2026-11-22T04:30:00Z'), new Date('2026-11-22T03:00:00Z'))).toBe(0);
+  });
+
+  it('counts only open time: evenings, lunch breaks, weekends and holidays are left out', () => {
+    const between = (a: string, b: string) => businessMinutesBetween(berlin, new Date(a), new Date(b));
+    // Monday 16:30 Berlin to Tuesday 09:30 Berlin: 30 + 30 minutes.
+    expect(between('2026-11-23T15:30:00Z', '2026-11-24T08:30:00Z')).toBe(60);
+    // Wednesday 11:00 to 14:00 Berlin, lunch 12-13 closed: 120 minutes.
+    expect(between('2026-11-25T10:00:00Z', '2026-11-25T13:00:00Z')).toBe(120);
+    // Wednesday 16:00 Berlin to Friday 10:00 Berlin, Thursday a holiday: 60 + 60.
+    expect(between('2026-11-25T15:00:00Z', '2026-11-27T09:00:00Z')).toBe(120);
+    // Friday 16:00 Berlin to Monday 09:15 Berlin: 60 + 15.
+    expect(between('2026-11-27T15:00:00Z', '2026-11-30T08:15:00Z')).toBe(75);
+    // Saturday to Sunday: closed all along.
+    expect(between('2026-11-28T08:00:00Z', '2026-11-29T20:00:00Z')).toBe(0);
   });
 });

@@ -152,3 +152,21 @@ export function addBusinessMinutes(h: BusinessHours, start: Date, minutes: numbe
   }
   return new Date(cursor);
 }
+
+/**
+ * The open time between two instants, in minutes (the inverse of addBusinessMinutes: a report's
+ * first-response and resolution times when the SLA counts business hours). Without configured hours
+ * every minute counts; `end` before `start` is 0.
+ */
+export function businessMinutesBetween(h: BusinessHours, start: Date, end: Date): number {
+  const from = start.getTime();
+  const to = end.getTime();
+  if (to <= from) return 0;
+  if (!hoursConfigured(h)) return (to - from) / MINUTE;
+  let open = 0;
+  for (const [s, e] of spansFrom(h, from, Math.ceil((to - from) / DAY) + 1)) {
+    if (s >= to) break;
+    open += Math.max(0, Math.min(e, to) - Math.max(s, from));
+  }
+  return open / MINUTE;
+}

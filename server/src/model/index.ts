@@ -17,3 +17,4 @@ export * from './webhook-secrets.js';
 export * from './actor.js';
 export * from './logs.js';
 export * from './sessions.js';
+export * from './reports.js';

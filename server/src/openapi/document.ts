@@ -268,10 +268,13 @@ export function openApiDocument(
       const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
       for (const h of answer.headers ?? []) headers[h] = headerRef(h);
       const schema = answerSchema(id, status, answer.schema);
-      const content = answer.media
-        ? Object.fromEntries(Object.entries(answer.media).map(([type, s]) => [type, { schema: s }]))
-        : schema
-          ? { 'application/json': { schema } }
+      // JSON, other media types (a download), or both (an answer that a query parameter turns into a file).
+      const content =
+        schema || answer.media
+          ? {
+              ...(schema ? { 'application/json': { schema } } : {}),
+              ...Object.fromEntries(Object.entries(answer.media ?? {}).map(([type, s]) => [type, { schema: s }])),
+            }
           : undefined;
       responses[status] = { description: answer.description, headers, ...(content ? { content } : {}) };
     }

@@ -1,0 +1,167 @@
+import { DateTime } from 'luxon';
+import { addBusinessMinutes, businessMinutesBetween } from '../hours/business-hours.js';
+import { validationError } from '../http/errors.js';
+import type { ConfigData, DurationFigure, Report } from '../model/index.js';
+import type { TicketFacts } from '../store/ticket-store.js';
+
+const MINUTE = 60_000;
+/** A leap year: the per-day rows stay a size a chart and a spreadsheet take. */
+const MAX_DAYS = 366;
+const MAX_COMMENTS = 100;
+
+/** The days a report covers, as dates in the portal's time zone and as the instants they span. */
+export interface Period {
+  from: string;
+  to: string;
+  timezone: string;
+  /** [start, end) in epoch milliseconds: local midnight of `from` to local midnight after `to`. */
+  start: number;
+  end: number;
+  days: string[];
+}
+
+export interface ReportFilters {
+  category?: string | undefined;
+  agent?: string | undefined;
+  tag?: string | undefined;
+}
+
+/**
+ * The period asked for, with its defaults (the 30 days up to today in the portal's time zone). Dates
+ * are the business-hours zone's, so a day's row is the day as the support team lives it.
+ */
+export function resolvePeriod(
+  query: { from?: string | undefined; to?: string | undefined },
+  timezone: string,
+  now: Date,
+): Period {
+  const today = DateTime.fromJSDate(now, { zone: timezone }).toISODate()!;
+  const to = query.to ?? today;
+  const first = query.from ?? DateTime.fromISO(to).minus({ days: 29 }).toISODate()!;
+  const start = DateTime.fromISO(first, { zone: timezone }).startOf('day');
+  const from = start.toISODate()!;
+  if (from > to) throw validationError('from', `must not be after to (${to})`);
+  const days: string[] = [];
+  for (let d = start; d.toISODate()! <= to; d = d.plus({ days: 1 })) {
+    days.push(d.toISODate()!);
+    if (days.length > MAX_DAYS) throw validationError('to', `the period may span at most ${MAX_DAYS} days`);
+  }
+  const end = DateTime.fromISO(to, { zone: timezone }).plus({ days: 1 }).startOf('day');
+  return { from, to, timezone, start: start.toMillis(), end: end.toMillis(), days };
+}
+
+/** Median and nearest-rank 90th percentile of minutes, to a tenth of a minute. */
+function durationFigure(values: number[]): DurationFigure {
+  const v = [...values].sort((a, b) => a - b);
+  const n = v.length;
+  if (!n) return { count: 0, median_minutes: null, p90_minutes: null };
+  const median = n % 2 ? v[(n - 1) / 2]! : (v[n / 2 - 1]! + v[n / 2]!) / 2;
+  const p90 = v[Math.ceil(0.9 * n) - 1]!;
+  const tenth = (x: number) => Math.round(x * 10) / 10;
+  return { count: n, median_minutes: tenth(median), p90_minutes: tenth(p90) };
+}
+
+/**
+ * Every figure of GET /reports, from one pass over the stored tickets (the store's scan, the same on
+ * JSON files and PostgreSQL). Times are taken as stored: created_at, the first reply by support,
+ * closed_at (cleared when a ticket is reopened), the rating's rated_at.
+ */
+export async function buildReport(
+  tickets: AsyncIterable<TicketFacts>,
+  config: ConfigData,
+  period: Period,
+  filters: ReportFilters,
+  now: Date,
+): Promise<Report> {
+  const { sla, business_hours: hours } = config;
+  const businessOnly = sla.business_hours_only;
+  const closedStatuses = new Set(config.statuses.filter((s) => s.closed).map((s) => s.id));
+  const dayIndex = new Map(period.days.map((d, i) => [d, i]));
+  const days = period.days.map((date) => ({ date, opened: 0, closed: 0 }));
+  const zone = period.timezone;
+  const dayOf = (t: number) => dayIndex.get(DateTime.fromMillis(t, { zone }).toISODate()!);
+  const inPeriod = (t: number) => t >= period.start && t < period.end;
+  const span = (a: number, b: number) =>
+    businessOnly ? businessMinutesBetween(hours, new Date(a), new Date(b)) : Math.max(0, b - a) / MINUTE;
+  const deadline = (created: number, minutes: number) =>
+    businessOnly ? addBusinessMinutes(hours, new Date(created), minutes).getTime() : created + minutes * MINUTE;
+
+  const firstResponses: number[] = [];
+  const resolutions: number[] = [];
+  const breaches = { tickets: 0, first_response_breaches: 0, resolution_breaches: 0, breached_tickets: 0 };
+  const scores = [0, 0, 0, 0, 0];
+  let scoreSum = 0;
+  const comments: Report['csat']['comments'] = [];
+  const backlog = new Map(config.statuses.filter((s) => !s.closed).map((s) => [s.id, 0]));
+  const nowMs = now.getTime();
+
+  for await (const { item: t, firstResponseAt } of tickets) {
+    if (filters.category !== undefined && t.category !== filters.category) continue;
+    if (filters.agent !== undefined && t.agent_id !== filters.agent) continue;
+    if (filters.tag !== undefined && !t.tags.includes(filters.tag)) continue;
+    const created = Date.parse(t.created_at);
+    const closed = t.closed_at === null ? null : Date.parse(t.closed_at);
+    const responded = firstResponseAt === null ? null : Date.parse(firstResponseAt);
+
+    if (inPeriod(created)) {
+      const i = dayOf(created);
+      if (i !== undefined) days[i]!.opened++;
+      if (responded !== null) firstResponses.push(span(created, responded));
+      if (sla.enabled) {
+        breaches.tickets++;
+        const firstLate = (responded ?? closed ?? nowMs) > deadline(created, sla.first_response_minutes[t.priority]);
+        const resolveLate = (closed ?? nowMs) > deadline(created, sla.resolution_minutes[t.priority]);
+        if (firstLate) breaches.first_response_breaches++;
+        if (resolveLate) breaches.resolution_breaches++;
+        if (firstLate || resolveLate) breaches.breached_tickets++;
+      }
+    }
+    if (closed !== null && inPeriod(closed)) {
+      const i = dayOf(closed);
+      if (i !== undefined) days[i]!.closed++;
+      resolutions.push(span(created, closed));
+    }
+    if (t.rating && inPeriod(Date.parse(t.rating.rated_at))) {
+      scores[t.rating.score - 1]!++;
+      scoreSum += t.rating.score;
+      const comment = t.rating.comment?.trim();
+      if (comment) {
+        comments.push({
+          ticket_id: t.id,
+          subject: t.subject,
+          score: t.rating.score,
+          comment,
+          rated_at: t.rating.rated_at,
+        });
+      }
+    }
+    // A status no longer configured is not a closed one: the ticket still waits.
+    if (!closedStatuses.has(t.status)) backlog.set(t.status, (backlog.get(t.status) ?? 0) + 1);
+  }
+
+  const rated = scores.reduce((a, b) => a + b, 0);
+  const names = new Map(config.statuses.map((s) => [s.id, s.name]));
+  const backlogRows = [...backlog].map(([status, count]) => ({ status, name: names.get(status) ?? status, count }));
+  comments.sort((a, b) => (a.rated_at < b.rated_at ? 1 : a.rated_at > b.rated_at ? -1 : 0));
+  return {
+    period: { from: period.from, to: period.to, timezone: period.timezone },
+    filters: { category: filters.category ?? null, agent: filters.agent ?? null, tag: filters.tag ?? null },
+    generated_at: now.toISOString(),
+    days,
+    totals: {
+      opened: days.reduce((n, d) => n + d.opened, 0),
+      closed: days.reduce((n, d) => n + d.closed, 0),
+    },
+    business_hours: businessOnly,
+    first_response: durationFigure(firstResponses),
+    resolution: durationFigure(resolutions),
+    sla: { enabled: sla.enabled, ...breaches },
+    csat: {
+      count: rated,
+      average: rated ? Math.round((scoreSum / rated) * 100) / 100 : null,
+      distribution: scores.map((count, i) => ({ score: i + 1, count })),
+      comments: comments.slice(0, MAX_COMMENTS),
+    },
+    backlog: { total: backlogRows.reduce((n, r) => n + r.count, 0), statuses: backlogRows },
+  };
+}

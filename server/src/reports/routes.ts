@@ -1,0 +1,55 @@
+import { routeFor } from '../http/route.js';
+import { ReportSchema, type KeyMode } from '../model/index.js';
+import type { ConfigStore } from '../store/config-store.js';
+import type { TicketStore } from '../store/ticket-store.js';
+import { reportCsv } from './csv.js';
+import { buildReport, resolvePeriod } from './report.js';
+import { ReportQuery } from './schema.js';
+
+/** What the report route needs from the app (the app's Deps provides it). */
+export interface ReportDeps {
+  configStore: ConfigStore;
+  tickets: Record<KeyMode, TicketStore>;
+  clock: () => Date;
+}
+
+const route = routeFor<ReportDeps>();
+
+const report = route({
+  method: 'get',
+  path: '/reports',
+  access: 'staff',
+  summary: 'Reports: tickets opened and closed per day, response and resolution times, SLA, CSAT, backlog',
+  description:
+    'Computed from the stored tickets of the caller’s mode. `from` and `to` are days in the time zone of ' +
+    'business_hours (default: the 30 days up to today; at most 366 days). Opened, first response and SLA ' +
+    'count the tickets created in the period; closed and resolution the tickets closed in it; CSAT the ratings ' +
+    'given in it; the backlog is now. Times are in minutes, counting open time only when the SLA says ' +
+    'business_hours_only. `format=csv` answers the same as a CSV download (cells that a spreadsheet would ' +
+    'take for a formula start with an apostrophe).',
+  query: ReportQuery,
+  responses: {
+    200: {
+      description: 'The report, as JSON or (format=csv) as text/csv',
+      schema: ReportSchema,
+      media: { 'text/csv': { type: 'string' } },
+      headers: ['Content-Disposition', 'Cache-Control'],
+    },
+  },
+  async handler({ actor, query }, deps) {
+    const config = deps.configStore.get();
+    const now = deps.clock();
+    const period = resolvePeriod(query, config.business_hours.timezone, now);
+    const filters = { category: query.category, agent: query.agent, tag: query.tag };
+    const body = await buildReport(deps.tickets[actor.mode].scan(), config, period, filters, now);
+    // Figures about customers' tickets: for the caller only, never kept by a cache on the way.
+    const headers = { 'Cache-Control': 'private, no-store' };
+    if (query.format === 'json') return { body, headers };
+    return {
+      raw: { data: reportCsv(body), type: 'text/csv; charset=utf-8' },
+      headers: { ...headers, 'Content-Disposition': `attachment; filename="report-${period.from}-${period.to}.csv"` },
+    };
+  },
+});
+
+export const reportRoutes = [report];
