@@ -335,3 +335,131 @@ export function SettingsForm<T>(props: {
     </section>
   );
 }
+
+/**
+ * A further resource on a screen that SettingsForm opens (Turnstile beside the blocklists): its own
+ * heading, form and save bar, one level below the page's title.
+ */
+export function SubForm<T>(props: {
+  id: string;
+  title: string;
+  intro?: ComponentChildren;
+  resource: Resource<T>;
+  children: (draft: T, set: (next: T) => void) => ComponentChildren;
+}) {
+  const t = useStrings(settingsStrings);
+  const { resource: res } = props;
+  const status =
+    res.state === 'saving'
+      ? t.saving
+      : res.state === 'failed' && Object.keys(res.errors).length
+        ? t.fixErrors
+        : res.dirty
+          ? t.unsaved
+          : res.state === 'saved'
+            ? t.saved
+            : '';
+  return (
+    <section class="settings-sub" aria-labelledby={`${props.id}-title`}>
+      <h2 id={`${props.id}-title`}>{props.title}</h2>
+      {props.intro && <div class="intro">{props.intro}</div>}
+      {res.formError && (
+        <p class="err banner" role="alert">
+          {res.formError}
+        </p>
+      )}
+      {res.draft !== null && (
+        <form
+          class="settings-form stack"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            void res.save();
+          }}
+        >
+          {props.children(res.draft, res.setDraft)}
+          <div class="save-bar">
+            <button type="submit" class="btn primary" disabled={res.state === 'saving' || !res.dirty}>
+              {t.save}
+            </button>
+            <button type="button" class="btn ghost" disabled={!res.dirty} onClick={res.discard}>
+              {t.discard}
+            </button>
+            <span class={res.state === 'failed' ? 'status err' : 'status'} role="status">
+              {status}
+            </span>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/**
+ * A write-only secret (SMTP password, Turnstile secret, webhook secret): the server never sends it
+ * back, only whether one is set. Set: says so, with "Replace" opening an empty box; `value` undefined
+ * means "keep the stored one" (the API keeps an omitted secret). `extra` sits beside the box (Generate).
+ */
+export function SecretInput(
+  props: Base & {
+    isSet: boolean;
+    value: string | null | undefined;
+    onChange: (v: string | undefined) => void;
+    setText: string;
+    replaceText: string;
+    keepText: string;
+    extra?: ComponentChildren;
+  },
+) {
+  const [open, setOpen] = useState(false);
+  const editing = !props.isSet || open || typeof props.value === 'string';
+  return (
+    <Wrap {...props}>
+      {editing ? (
+        <span class="secret-input">
+          <input
+            id={props.id}
+            type="password"
+            value={props.value ?? ''}
+            autocomplete="new-password"
+            aria-invalid={props.error ? 'true' : undefined}
+            aria-describedby={describedBy(props)}
+            onInput={(e) => props.onChange(e.currentTarget.value || undefined)}
+          />
+          {props.extra}
+          {props.isSet && (
+            <button
+              type="button"
+              class="btn small ghost"
+              aria-label={`${props.keepText}: ${props.label}`}
+              onClick={() => {
+                setOpen(false);
+                props.onChange(undefined);
+              }}
+            >
+              {props.keepText}
+            </button>
+          )}
+        </span>
+      ) : (
+        <span class="secret-input">
+          <span class="secret-set" id={props.id} tabIndex={-1}>
+            {props.setText}
+          </span>
+          <button
+            type="button"
+            class="btn small"
+            aria-label={`${props.replaceText}: ${props.label}`}
+            onClick={() => {
+              setOpen(true);
+              requestAnimationFrame(() => document.getElementById(props.id)?.focus());
+            }}
+          >
+            {props.replaceText}
+          </button>
+          {props.extra}
+        </span>
+      )}
+    </Wrap>
+  );
+}

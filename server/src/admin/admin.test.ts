@@ -732,3 +732,30 @@ describe('audit log', () => {
     }
   });
 });
+
+describe('limits', () => {
+  it('reads the rate limits and quotas in force, set by the environment, and refuses writes', async () => {
+    const r = await startServer({
+      env: {
+        TICKETING_RATE_LIMIT_PK_PER_MINUTE: '42',
+        TICKETING_QUOTA_TICKET_MB: '7',
+        TICKETING_CUSTOMER_MAIL_PER_HOUR: '3',
+      },
+    });
+    try {
+      const res = await r.call('GET', '/admin?r=limits');
+      expect(res.status).toBe(200);
+      expect(res.body.limits).toEqual({
+        rate_limit: expect.objectContaining({ pk_per_minute: 42, pk_creates_per_10_minutes: 10, sk_per_minute: 600 }),
+        quotas: expect.objectContaining({ ticket_bytes: 7 * 1024 * 1024, ticket_files: 50 }),
+        customer_mail_per_hour: 3,
+      });
+      const write = await r.call('POST', '/admin?r=limits', { json: { customer_mail_per_hour: 100 } });
+      expect(write.status).toBe(405);
+      expect(write.body.error.code).toBe('method_not_allowed');
+      expect((await r.call('GET', '/admin?r=all')).body).not.toHaveProperty('limits');
+    } finally {
+      await r.close();
+    }
+  });
+});

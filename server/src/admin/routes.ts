@@ -11,6 +11,7 @@ import {
   ArticleSchema,
   AuditEntrySchema,
   DeletedSchema,
+  LimitsViewSchema,
   OutboxEntrySchema,
   PRIORITIES,
   PrioritySchema,
@@ -19,6 +20,7 @@ import {
   WebhookSecretSchema,
   WebhookSecretViewSchema,
   type KeyMode,
+  type LimitsView,
   type OutboxEntry,
   type RequestActor,
   type WebhookLogEntry,
@@ -35,7 +37,7 @@ import type { TicketStore } from '../store/ticket-store.js';
 
 /** What /admin needs from the app. */
 export interface AdminDeps {
-  config: Pick<Config, 'webhooksAllowLocal'>;
+  config: Pick<Config, 'webhooksAllowLocal' | 'rateLimit' | 'quotas' | 'customerMailPerHour'>;
   configStore: ConfigStore;
   tickets: Record<KeyMode, TicketStore>;
   audit: AuditLog;
@@ -50,6 +52,8 @@ const route = routeFor<AdminDeps>();
 const ENTRY_RESOURCES = ['agents', 'kb'] as const;
 /** Read-only records, newest first, with `limit`: the audit log, webhook attempts, the outbox. */
 const LOG_RESOURCES = ['audit', 'webhook_log', 'outbox'] as const;
+/** Read-only, set at start by environment variables: the rate limits and quotas in force. */
+const LIMITS = 'limits' as const;
 /**
  * One signing secret per webhook URL, kept in step with the URLs by every write: reads list the URLs,
  * a POST sets or rotates one URL's secret.
@@ -57,12 +61,12 @@ const LOG_RESOURCES = ['audit', 'webhook_log', 'outbox'] as const;
 const WEBHOOK_SECRETS = 'webhook_secrets' as const;
 /** Everything `r=all` answers: every resource but the logs. */
 const ALL = [...CONFIG_RESOURCE_NAMES, ...ENTRY_RESOURCES, WEBHOOK_SECRETS, 'priorities'] as const;
-const RESOURCES = ['all', ...ALL, ...LOG_RESOURCES] as const;
+const RESOURCES = ['all', ...ALL, ...LOG_RESOURCES, LIMITS] as const;
 
 const isOneOf = <T extends string>(list: readonly T[], r: string): r is T => (list as readonly string[]).includes(r);
 
 /** What each readable resource answers, for the document and the checks of every answer. */
-const VIEWS: Record<(typeof ALL)[number] | (typeof LOG_RESOURCES)[number], z.ZodType> = {
+const VIEWS: Record<(typeof ALL)[number] | (typeof LOG_RESOURCES)[number] | typeof LIMITS, z.ZodType> = {
   ...(Object.fromEntries(CONFIG_RESOURCE_NAMES.map((r) => [r, CONFIG_RESOURCES[r].view])) as Record<
     (typeof CONFIG_RESOURCE_NAMES)[number],
     z.ZodType
@@ -74,13 +78,14 @@ const VIEWS: Record<(typeof ALL)[number] | (typeof LOG_RESOURCES)[number], z.Zod
   audit: z.array(AuditEntrySchema),
   webhook_log: z.array(WebhookLogEntrySchema),
   outbox: z.array(OutboxEntrySchema),
+  limits: LimitsViewSchema,
 };
 
 const keyed = (names: readonly (keyof typeof VIEWS)[]) => names.map((r) => z.object({ [r]: VIEWS[r] }));
 /** `{ "<r>": value }`, or every resource at once for r=all. */
 const ReadAnswer: z.ZodType<Record<string, unknown>> = z.xor([
   z.object(Object.fromEntries(ALL.map((r) => [r, VIEWS[r]]))).describe('r=all'),
-  ...keyed([...ALL, ...LOG_RESOURCES]),
+  ...keyed([...ALL, ...LOG_RESOURCES, LIMITS]),
 ]);
 const AgentAnswer = z.object({ agent: AgentViewSchema });
 const ArticleAnswer = z.object({ article: ArticleSchema });
@@ -107,6 +112,21 @@ function known(r: string): (typeof RESOURCES)[number] {
   if (!isOneOf(RESOURCES, r))
     throw new ApiError(404, 'resource_not_found', `There is no resource "${r.slice(0, 40)}".`);
   return r;
+}
+
+function limitsView(config: AdminDeps['config']): LimitsView {
+  const { rateLimit: rl, quotas: q } = config;
+  return {
+    rate_limit: {
+      enabled: rl.enabled,
+      pk_per_minute: rl.pkPerMinute,
+      pk_creates_per_10_minutes: rl.pkCreatesPer10Minutes,
+      sk_per_minute: rl.skPerMinute,
+      key_failures_per_minute: rl.keyFailuresPerMinute,
+    },
+    quotas: { ticket_files: q.ticketFiles, ticket_bytes: q.ticketBytes, upload_bytes_per_hour: q.uploadBytesPerHour },
+    customer_mail_per_hour: config.customerMailPerHour,
+  };
 }
 
 const readOnly = (r: string) =>
@@ -142,6 +162,7 @@ const read = route({
     if (r === 'audit') return { body: { audit: await deps.audit.recent(query.limit) } };
     if (r === 'webhook_log') return { body: { webhook_log: await deps.webhookLog.recent(query.limit) } };
     if (r === 'outbox') return { body: { outbox: await deps.outbox.list(query.limit) } };
+    if (r === LIMITS) return { body: { limits: limitsView(deps.config) } };
     return { body: { [r]: readOne(r) } };
   },
 });
@@ -240,7 +261,7 @@ const remove = route({
     } else if (r === 'kb') {
       await removeArticle(deps.configStore, id);
       await audit(deps, actor, 'article.delete', id);
-    } else if (r === 'all' || r === 'priorities' || isOneOf(LOG_RESOURCES, r)) {
+    } else if (r === 'all' || r === 'priorities' || r === LIMITS || isOneOf(LOG_RESOURCES, r)) {
       throw readOnly(r);
     } else {
       throw new ApiError(405, 'method_not_allowed', `Entries of ${r} cannot be deleted one by one.`, {

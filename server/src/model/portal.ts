@@ -179,6 +179,27 @@ export const TurnstileSchema = z.object({
 });
 export const TurnstileViewSchema = TurnstileSchema.omit({ secret: true }).extend({ secret_set: z.boolean() });
 
+/**
+ * r=limits: the rate limits and quotas in force. They are set by environment variables at start
+ * (docs/api.md "Limits"), not through /admin: read-only here, so an admin sees them beside the blocklists.
+ */
+export const LimitsViewSchema = z.object({
+  rate_limit: z.object({
+    enabled: z.boolean().describe('TICKETING_RATE_LIMIT'),
+    pk_per_minute: z.number().int(),
+    pk_creates_per_10_minutes: z.number().int(),
+    sk_per_minute: z.number().int(),
+    key_failures_per_minute: z.number().int().describe('on even while rate limiting is off'),
+  }),
+  quotas: z.object({
+    ticket_files: z.number().int(),
+    ticket_bytes: z.number().int(),
+    upload_bytes_per_hour: z.number().int(),
+  }),
+  customer_mail_per_hour: z.number().int(),
+});
+export type LimitsView = z.infer<typeof LimitsViewSchema>;
+
 /** /widget-config: what the widget needs to draw itself. Never a secret. */
 export const WidgetConfigSchema = z
   .object({

@@ -1,0 +1,99 @@
+import { createRequire } from 'node:module';
+import { chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startServer } from '@ticketing/server/test-support';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
+import { makeAgent, openConsole, signIn, type Stack } from './harness.js';
+
+// The operations screens of Settings: mail, modules and webhooks, anti-spam, the audit log. Each is
+// driven as an admin would, against the real server (and a real SMTP server and webhook receiver on
+// loopback), checking what the page shows and what the server stored.
+
+// axe-core comes with the demo site's tests; evaluated (not injected as a script: the console's CSP).
+const axeSource = (
+  createRequire(new URL('../../demo-site/package.json', import.meta.url))('axe-core') as { source: string }
+).source;
+
+async function axe(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: unknown) => Promise<any> } }).axe;
+    const result = await axe.run({ include: [['.settings-page']] });
+    return (result.violations as { id: string; nodes: { target: unknown[] }[] }[]).flatMap((v) =>
+      v.nodes.map((n) => `${v.id} at ${JSON.stringify(n.target)}`),
+    );
+  });
+}
+
+describe('settings: mail, modules, anti-spam, audit', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    // Webhooks to the loopback receiver need TICKETING_WEBHOOKS_ALLOW_LOCAL.
+    const api = await startServer({
+      env: { TICKETING_SCHEDULER_SECONDS: '0', TICKETING_WEBHOOKS_ALLOW_LOCAL: 'on' },
+    });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    stack = {
+      api,
+      browser,
+      async close() {
+        await browser.close();
+        await api.close();
+      },
+    };
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  async function open(path: string) {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    const opened = await openConsole(stack, path);
+    await signIn(opened.page, admin);
+    return { ...opened, admin };
+  }
+
+  test('anti-spam: a refused blocklist entry is flagged at its line; Turnstile keeps its secret write-only; limits shown', async () => {
+    const { page, errors, close } = await open('/console/settings/antispam');
+    const emails = page.getByLabel(/^Email addresses/);
+    await emails.waitFor();
+    await emails.fill('ok@shop.example\n\nnot-an-email\nspam@junk.example');
+    await page.getByLabel(/^IP addresses and ranges/).fill('203.0.113.0/24\n2001:db8::1');
+    await page.getByRole('button', { name: 'Save' }).first().click();
+    await expect.poll(() => emails.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#antispam-emails-err').textContent()).toMatch(/^Line 3: /);
+    // Nothing typed is lost, nothing was stored.
+    expect(await emails.inputValue()).toBe('ok@shop.example\n\nnot-an-email\nspam@junk.example');
+    expect((await stack.api.call('GET', '/admin?r=blocklists')).body.blocklists.emails).toEqual([]);
+
+    await emails.fill('ok@shop.example\n\nSPAM@junk.example');
+    await page.getByRole('button', { name: 'Save' }).first().click();
+    await page.getByRole('status').getByText('Saved').first().waitFor();
+    const stored = (await stack.api.call('GET', '/admin?r=blocklists')).body.blocklists;
+    expect(stored.emails).toEqual(['ok@shop.example', 'spam@junk.example']);
+    expect(stored.ips).toEqual(['203.0.113.0/24', '2001:db8::1']);
+
+    // Turnstile: the secret is sent once and from then on only said to be set.
+    await page.getByLabel('Ask for the challenge').check();
+    await page.getByLabel('Site key').fill('0x4AAAAAAA-site');
+    await page.getByLabel('Secret key').fill('0x4AAAAAAA-secret-value');
+    const turnstile = page.locator('section', { has: page.getByRole('heading', { name: 'Cloudflare Turnstile' }) });
+    await turnstile.getByRole('button', { name: 'Save' }).click();
+    await turnstile.getByRole('status').getByText('Saved').waitFor();
+    const ts = (await stack.api.call('GET', '/admin?r=turnstile')).body.turnstile;
+    expect(ts).toEqual({ enabled: true, site_key: '0x4AAAAAAA-site', secret_set: true });
+    await turnstile.getByRole('button', { name: 'Replace: Secret key' }).waitFor();
+    expect(await page.content()).not.toContain('0x4AAAAAAA-secret-value');
+
+    // The limits in force, as the environment set them (the defaults here).
+    const limits = page.getByRole('table');
+    await limits
+      .getByRole('row', { name: /Requests a minute with a public key/ })
+      .getByText('60')
+      .waitFor();
+    expect(await limits.getByText('TICKETING_RATE_LIMIT_PK_PER_MINUTE').count()).toBe(1);
+    expect(await axe(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
