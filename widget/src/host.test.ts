@@ -48,6 +48,23 @@ describe('the launcher', () => {
     await support(s, 'POST', '/admin?r=design', {});
   });
 
+  it('a design override (the console preview, data-design) wins over the stored design on this page only', async () => {
+    await support(s, 'POST', '/admin?r=design', { primary_color: '#fde047', launcher_label: 'Stored label' });
+    w = mountWidget(s, {
+      design: { primary_color: '#1e3a8a', launcher_label: 'Preview label', position: 'bottom-left' },
+    });
+    const button = await until(() => $<HTMLButtonElement>(w!.root, 'button.launcher'));
+    expect(button.getAttribute('aria-label')).toBe('Preview label');
+    expect(w.host.getAttribute('data-position')).toBe('bottom-left');
+    const rules = [...w.root.adoptedStyleSheets[0]!.cssRules].map((r) => r.cssText).join('\n');
+    expect(rules).toMatch(/--tk-primary:\s*#1e3a8a/);
+    expect(rules).toMatch(/--tk-on-primary:\s*#fff/);
+    // Nothing was stored: the portal's design is as it was.
+    const stored = await support(s, 'GET', '/admin?r=design');
+    expect(stored.body.design.launcher_label).toBe('Stored label');
+    await support(s, 'POST', '/admin?r=design', {});
+  });
+
   it('loads the panel on first open, not before; prefetches it on hover', async () => {
     const events: string[] = [];
     w = mountWidget(s);

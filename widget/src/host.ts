@@ -183,7 +183,7 @@ export function createWidget(
   };
 
   function draw(c: WidgetConfig) {
-    config = c;
+    config = c = options.design ? { ...c, design: { ...c.design, ...options.design } as WidgetConfig['design'] } : c;
     const d = c.design;
     const color = HEX.test(d.primary_color) ? d.primary_color : '#2563eb';
     const tag = locale();

@@ -1,7 +1,7 @@
 import { createWidget } from './host.js';
 import type { TicketingHandle, WidgetOptions } from './public-types.js';
 
-export type { Identity, Prefill, TicketingHandle, WidgetEvent, WidgetOptions } from './public-types.js';
+export type { Identity, Prefill, TicketingHandle, WidgetDesign, WidgetEvent, WidgetOptions } from './public-types.js';
 
 let mounted: TicketingHandle | undefined;
 

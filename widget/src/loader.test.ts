@@ -54,6 +54,16 @@ describe('data attributes', () => {
       api: 'https://support.example.com/v1',
     });
     expect(readOptions({ dataset: {}, src })).toHaveProperty('error');
+    // data-design: a JSON object of design fields; anything else is ignored, not an error.
+    expect(readOptions({ dataset: { key, design: '{"title":"Preview"}' }, src })).toEqual({
+      key,
+      api: 'https://support.example.com/v1',
+      design: { title: 'Preview' },
+    });
+    expect(readOptions({ dataset: { key, design: '{title' }, src })).toEqual({
+      key,
+      api: 'https://support.example.com/v1',
+    });
   });
 });
 

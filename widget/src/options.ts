@@ -18,5 +18,11 @@ export function readOptions(script: { dataset: DOMStringMap; src: string }): Wid
   if (d.link) options.link = d.link;
   if (d.locale) options.locale = d.locale;
   if (d.position === 'bottom-left' || d.position === 'bottom-right') options.position = d.position;
+  if (d.design)
+    try {
+      options.design = JSON.parse(d.design) as WidgetOptions['design'];
+    } catch {
+      /* not JSON: the portal's design as it is */
+    }
   return options;
 }

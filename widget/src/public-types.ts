@@ -32,6 +32,23 @@ export interface WidgetOptions {
   link?: string;
   /** Where the widget's host element goes; document.body by default. */
   container?: HTMLElement;
+  /**
+   * Overrides fields of the portal's design on this page only (the console's settings preview shows
+   * an unsaved design this way). Script tag: `data-design` with the same object as JSON.
+   */
+  design?: Partial<WidgetDesign>;
+}
+
+/** The portal's widget design as /widget-config sends it (docs/api.md, /admin `design`). */
+export interface WidgetDesign {
+  title: string;
+  greeting: string;
+  primary_color: string;
+  position: 'bottom-right' | 'bottom-left';
+  theme: 'auto' | 'light' | 'dark';
+  launcher_label: string | null;
+  logo_url: string | null;
+  locale: string;
 }
 
 /** What `window.Ticketing` and `mount()` give the page. */
