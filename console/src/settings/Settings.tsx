@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useStore, useStrings } from '../state/context.js';
 import { GROUPS, SECTIONS, sectionLabel } from './sections.js';
 import './settings.css';
-import { settingsStrings } from './strings.js';
+import { settingsStrings } from './kit/strings.js';
 
 const loaded = new Map<string, ComponentType>();
 

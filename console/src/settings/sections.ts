@@ -1,5 +1,5 @@
 import type { ComponentType } from 'preact';
-import type { SettingsStrings } from './strings.js';
+import type { SettingsStrings } from './kit/strings.js';
 
 type Group = 'widget' | 'workflow' | 'channels' | 'people';
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useStore, useStrings } from '../../state/context.js';
-import { SecretInput, SettingsForm, SubForm, TextArea, TextInput, Toggle } from '../controls.js';
-import { useResource } from '../useResource.js';
+import { SecretInput, SettingsForm, SubForm, TextArea, TextInput, Toggle } from '../kit/controls.js';
+import { useResource } from '../kit/useResource.js';
 import { antispamStrings } from './strings.js';
 import './antispam.css';
 

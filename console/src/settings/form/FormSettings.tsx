@@ -1,6 +1,6 @@
 import { useStrings } from '../../state/context.js';
-import { SettingsForm, TextArea, Toggle } from '../controls.js';
-import { useResource } from '../useResource.js';
+import { SettingsForm, TextArea, Toggle } from '../kit/controls.js';
+import { useResource } from '../kit/useResource.js';
 import { formStrings } from './strings.js';
 
 /** `/admin r=form`: docs/api.md "/admin", `form`. */

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError } from '../api/client.js';
-import { useStore } from '../state/context.js';
+import { ApiError } from '../../api/client.js';
+import { useStore } from '../../state/context.js';
 
 export type SaveState = 'loading' | 'ready' | 'saving' | 'saved' | 'failed';
 

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { useStrings } from '../state/context.js';
+import { useStrings } from '../../state/context.js';
 import { settingsStrings } from './strings.js';
 import type { Resource } from './useResource.js';
 
