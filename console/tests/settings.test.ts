@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { makeAgent, openConsole, signIn, startStack, type Stack } from './harness.js';
+import { expectAccessible, makeAgent, openConsole, signIn, SHOTS, startStack, type Stack } from './harness.js';
 
 // The settings area's frame: admins reach every section from the header, agents never see it, and a
 // save that the server refuses shows its message beside the field without losing the edit.
@@ -59,6 +59,33 @@ describe('settings', () => {
     expect((await stack.api.call('GET', '/admin?r=form')).body.form.privacy_notice).toBeNull();
     expect(errors).toEqual([]);
     await close();
+  });
+
+  test('every settings screen passes axe, light and dark, wide and on a phone', async () => {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    for (const width of [1280, 390]) {
+      const { page, errors, close } = await openConsole(stack, '/console/settings', width);
+      await signIn(page, admin);
+      const nav = page.getByRole('navigation', { name: 'Settings sections' });
+      await nav.getByRole('link').first().waitFor();
+      const hrefs = await nav.getByRole('link').evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
+      expect(hrefs.length).toBeGreaterThan(10);
+      for (const href of hrefs) {
+        await nav.locator(`a[href="${href}"]`).click();
+        await page.locator('#main h1').first().waitFor();
+        await page.getByText('Loading…').waitFor({ state: 'detached' });
+        const name = href.split('/').pop()!;
+        for (const scheme of ['light', 'dark'] as const) {
+          await page.emulateMedia({ colorScheme: scheme });
+          await expectAccessible(page, `settings/${name} ${width}px ${scheme}`);
+          if (width === 1280 || scheme === 'light')
+            await page.screenshot({ path: `${SHOTS}settings-${name}-${width}-${scheme}.png`, fullPage: true });
+        }
+        await page.emulateMedia({ colorScheme: 'light' });
+      }
+      expect(errors).toEqual([]);
+      await close();
+    }
   });
 
   test('an agent with role agent sees no Settings link and cannot open it', async () => {
