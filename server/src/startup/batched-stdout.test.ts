@@ -1,24 +1,39 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { batchedStdout } from './batched-stdout.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { batchedStdout, LOG_DELAY_MS } from './batched-stdout.js';
 
 const MODULE = fileURLToPath(new URL('./batched-stdout.ts', import.meta.url));
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('batchedStdout', () => {
-  it('hands the lines of one turn to stdout in one write, in order, after the turn', async () => {
+  it('hands the lines of a few milliseconds to stdout in one write, in order', () => {
+    vi.useFakeTimers();
     const writes: string[] = [];
     const out = batchedStdout({ write: (chunk: string) => writes.push(chunk) });
     out.write('a\n');
+    vi.advanceTimersByTime(LOG_DELAY_MS - 1);
     out.write('b\n');
     expect(writes).toEqual([]);
-    await new Promise((ok) => setImmediate(ok));
+    vi.advanceTimersByTime(1);
     expect(writes).toEqual(['a\nb\n']);
     out.write('c\n');
-    out.flush();
+    out.flush(); // what boot's print does before it prints
     expect(writes).toEqual(['a\nb\n', 'c\n']);
-    await new Promise((ok) => setImmediate(ok));
+    vi.advanceTimersByTime(LOG_DELAY_MS);
     expect(writes).toHaveLength(2);
+  });
+
+  it('writes at once when a burst of lines grows large', () => {
+    vi.useFakeTimers();
+    const writes: string[] = [];
+    const out = batchedStdout({ write: (chunk: string) => writes.push(chunk) });
+    const line = `${'x'.repeat(1023)}\n`;
+    for (let i = 0; i < 64; i++) out.write(line);
+    expect(writes).toEqual([line.repeat(64)]);
   });
 
   it('writes what is pending when the process exits, to a pipe', () => {
