@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
 import type { Middleware } from 'koa';
 import { pino, type Logger } from 'pino';
+import { batchedStdout } from './startup/batched-stdout.js';
 import { turnstileVerifier } from './abuse/turnstile.js';
 import { createApp } from './app.js';
 import { auditTicketEvents } from './audit/audit.js';
@@ -99,13 +100,16 @@ const OUTBOX_GRACE_MS = 2_000;
 
 /** Opens the data directory, builds the app and listens. Everything main.ts and the tests start. */
 export async function boot(config: Config, options: BootOptions = {}): Promise<RunningServer> {
-  const print = options.print ?? ((line) => process.stdout.write(`${line}\n`));
-  // Asynchronous stdout: a log line costs a request a copy into a buffer, not a write(2) of its own
-  // (the access log runs on every request; see BENCHMARKS.md). Lines written while one write is in
-  // flight go out together. pino flushes what is buffered, synchronously, when the process exits
-  // (process.exit after a stop, or a crash), so a normal stop loses no line.
-  const logger =
-    options.logger ?? pino({ level: config.logLevel, base: undefined }, pino.destination({ dest: 1, sync: false }));
+  // The log is written once per turn of the event loop, not per line (startup/batched-stdout.ts): the
+  // access log writes a line for every request. What is printed goes after the lines logged before it.
+  const stdout = options.logger ? undefined : batchedStdout();
+  const print =
+    options.print ??
+    ((line) => {
+      stdout?.flush();
+      process.stdout.write(`${line}\n`);
+    });
+  const logger = options.logger ?? pino({ level: config.logLevel, base: undefined }, stdout!);
   const clock = options.clock ?? (() => new Date());
   checkKeys(config);
   const dataDir = resolve(config.dataDir);

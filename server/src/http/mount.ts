@@ -67,7 +67,8 @@ export function mountRoutes<D>(
         if (route.module && actor.kind === 'customer' && !options.moduleEnabled(route.module)) {
           throw moduleDisabled(route.module);
         }
-        await checkRateLimit(options.limiter, options.rateLimit, actor, ctx.ip, route.rateLimit);
+        if (options.rateLimit.enabled)
+          await checkRateLimit(options.limiter, options.rateLimit, actor, ctx.ip, route.rateLimit);
         if (route.stores) await options.storing(actor, ctx.ip, route.stores);
       }
       const query = route.query ? validate(route.query, ctx.query) : undefined;
@@ -86,14 +87,15 @@ export function mountRoutes<D>(
       // Reads need no unit; a write's ticket, deliveries and audit entry are stored together.
       const reply =
         route.method === 'get' ? await route.handler(req, deps) : await options.unit(() => route.handler(req, deps));
-      for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+      if (reply.headers) for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
       ctx.status = reply.status ?? status;
       if (reply.etag !== undefined) {
         ctx.set('ETag', reply.etag);
         // If-None-Match (lists, weak tags, *) compared by Koa's own `fresh` package, given that header
         // alone: ctx.fresh also honours a request's Cache-Control: no-cache, a directive for caches
         // that fetch() adds to every conditional request, so a browser would never get its 304.
-        if (isFresh({ 'if-none-match': ctx.get('If-None-Match') }, { etag: reply.etag })) {
+        const ifNoneMatch = ctx.req.headers['if-none-match'];
+        if (ifNoneMatch && isFresh({ 'if-none-match': ifNoneMatch }, { etag: reply.etag })) {
           ctx.status = 304;
           return;
         }

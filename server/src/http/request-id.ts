@@ -17,10 +17,12 @@ const newRequestId = () => `${PREFIX}-${(++counter).toString(36)}`;
  * error echoing input read as HTML). One middleware for both, because it runs on every request.
  */
 export const requestId: Middleware = (ctx, next) => {
-  const incoming = ctx.get('X-Request-Id');
-  const id = incoming && SAFE_ID.test(incoming) ? incoming : newRequestId();
+  // Node's own header object and setHeader, not ctx.get/ctx.set: the same headers without Koa's
+  // accessors, on every request. Node joins repeated X-Request-Id headers into one string.
+  const incoming = ctx.req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : newRequestId();
   ctx.state.requestId = id;
-  ctx.set('X-Request-Id', id);
-  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.res.setHeader('X-Request-Id', id);
+  ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
   return next();
 };

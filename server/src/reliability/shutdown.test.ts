@@ -138,4 +138,33 @@ describe('SIGTERM', () => {
       await second.exited;
     }
   });
+
+  it('writes every access line before it exits: the log is batched, none is lost', async () => {
+    const keys = makeKeys();
+    const dir = await mkdtemp(join(tmpdir(), 'ticketing-shutdown-log-'));
+    try {
+      const child = await startChild({
+        TICKETING_DATA_DIR: dir,
+        TICKETING_KEYS: Object.values(keys).join(','),
+        TICKETING_LOG_LEVEL: 'info',
+      });
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          fetch(`${child.url}/v1/me`, { headers: { Authorization: `Bearer ${keys.sk}` } }).then((r) => r.status),
+        ),
+      );
+      expect(answers.every((status) => status === 200)).toBe(true);
+      child.proc.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+      const lines = child
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'));
+      const logged = lines.map((l) => JSON.parse(l) as { msg: string; path?: string });
+      expect(logged.filter((l) => l.msg === 'request' && l.path === '/v1/me')).toHaveLength(200);
+      expect(logged.some((l) => l.msg === 'stopping')).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
