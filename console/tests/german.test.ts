@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket, PNG_1PX } from '@ticketing/server/test-support';
 import { de } from '../src/i18n/de.js';
 import { en } from '../src/i18n/en.js';
-import { makeAgent, signIn, SHOTS, startStack, type Stack, type TestAgent } from './harness.js';
+import { makeAgent, SHOTS, startStack, type Stack, type TestAgent } from './harness.js';
 
 let stack: Stack;
 let agent: TestAgent;

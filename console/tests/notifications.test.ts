@@ -65,7 +65,7 @@ describe('desktop notifications', () => {
     await page.getByTitle('Live updates on').waitFor();
 
     // While the agent looks at the tab, nothing pops up.
-    const seen = await createTicket(stack.api, { subject: 'Seen in the list', name: 'Watched Customer' });
+    await createTicket(stack.api, { subject: 'Seen in the list', name: 'Watched Customer' });
     await page.getByText('Seen in the list').first().waitFor({ timeout: 2000 });
     expect(await made(page)).toEqual([]);
 
