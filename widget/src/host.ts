@@ -209,7 +209,10 @@ export function createWidget(
     root.append(button);
     (options.container ?? document.body).append(host);
     emit('ready');
-    watch();
+    // The unread check reads localStorage, whose first use on a page waits for the browser to load
+    // the origin's storage: it runs when the page is idle (within a second), not in the page's load.
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(watch, { timeout: 1000 });
+    else setTimeout(watch);
     if (options.open || wantOpen) handle.open();
   }
 

@@ -125,7 +125,7 @@ function Toolbar({ filters, go }: { filters: Filters; go: (f: Partial<Filters>) 
             <select value={filters.status ?? ''} onChange={set('status')}>
               <option value="">{t.any}</option>
               {meta?.statuses.map((st) => (
-                <option value={st.id}>{st.name}</option>
+                <option value={st.id}>{s.statusName(st.id)}</option>
               ))}
             </select>
           </label>
@@ -289,7 +289,7 @@ function BulkBar() {
       <select aria-label={t.setStatus} onChange={pick((v) => ({ status: v }))} disabled={busy.value}>
         <option value="">{t.setStatus}</option>
         {meta?.statuses.map((st) => (
-          <option value={st.id}>{st.name}</option>
+          <option value={st.id}>{s.statusName(st.id)}</option>
         ))}
       </select>
       <select

@@ -28,7 +28,7 @@ export function Profile() {
             <dd>{agent.email}</dd>
           </div>
           <div>
-            <dt>{t.agent}</dt>
+            <dt>{t.nameAndRole}</dt>
             <dd>
               {agent.name} ({agent.role === 'admin' ? t.role_admin : t.role_agent})
             </dd>

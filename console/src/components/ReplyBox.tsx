@@ -224,7 +224,7 @@ export function ReplyBox({ ticket }: { ticket: ConsoleTicket }) {
               >
                 <option value="">{t.keepStatus}</option>
                 {statuses.map((st) => (
-                  <option value={st.id}>{st.name}</option>
+                  <option value={st.id}>{s.statusName(st.id)}</option>
                 ))}
               </select>
             </>

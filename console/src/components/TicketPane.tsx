@@ -122,7 +122,7 @@ function PropsBar({ ticket }: { ticket: ConsoleTicket }) {
             onChange={(e) => void change(() => s.api.status(ticket.id, e.currentTarget.value))}
           >
             {(meta?.statuses ?? [{ id: ticket.status, name: ticket.status }]).map((st) => (
-              <option value={st.id}>{st.name}</option>
+              <option value={st.id}>{s.statusName(st.id)}</option>
             ))}
           </select>
         </label>

@@ -36,7 +36,7 @@ export function ViewsNav({ filters }: { filters: Filters }) {
                   aria-current={filters.status === st.id && filters.view === 'all' ? 'page' : undefined}
                 >
                   <span class="dot" style={st.color ? { '--c': st.color } : undefined} aria-hidden="true" />
-                  <span>{st.name}</span>
+                  <span>{s.statusName(st.id)}</span>
                   {counts && <span class="count">{counts.statuses[st.id] ?? 0}</span>}
                 </a>
               </li>

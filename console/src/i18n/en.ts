@@ -74,6 +74,11 @@ export const en = {
   view_overdue: 'Overdue',
   view_open: 'Open',
   view_closed: 'Closed',
+  // The built-in statuses, when the portal kept their default names.
+  status_open: 'Open',
+  status_pending: 'Pending',
+  status_answered: 'Answered',
+  status_closed: 'Closed',
   view_all: 'All',
   byStatus: 'By status',
   search: 'Search tickets',
@@ -221,6 +226,7 @@ export const en = {
   // profile
   profileTitle: 'Your profile',
   account: 'Account',
+  nameAndRole: 'Name and role',
   role_admin: 'Administrator',
   role_agent: 'Agent',
   changePassword: 'Change password',

@@ -8,6 +8,17 @@ import { createPrefs } from './prefs.js';
 import { createTicket } from './ticket.js';
 import { createToasts } from './toasts.js';
 
+/** The default statuses of a portal (server/src/model/portal.ts): their English names and our keys. */
+const BUILT_IN_STATUSES: Record<
+  string,
+  [string, 'status_open' | 'status_pending' | 'status_answered' | 'status_closed']
+> = {
+  open: ['Open', 'status_open'],
+  pending: ['Pending', 'status_pending'],
+  answered: ['Answered', 'status_answered'],
+  closed: ['Closed', 'status_closed'],
+};
+
 export interface StoreOptions {
   /** The API base; by default this origin's /v1. */
   base?: string;
@@ -52,7 +63,15 @@ export function createStore(options: StoreOptions = {}) {
   const agents = signal<AgentRef[]>([]);
   const macros = signal<Macro[]>([]);
   const tagDefs = signal<TagDef[]>([]);
-  const statusName = (id: string) => meta.value?.statuses.find((s) => s.id === id)?.name ?? id;
+  /**
+   * A status as the agent reads it: the portal's own name, except that the built-in statuses, still
+   * under their English default names, are said in the console's language.
+   */
+  const statusName = (id: string) => {
+    const name = meta.value?.statuses.find((s) => s.id === id)?.name ?? id;
+    const own = BUILT_IN_STATUSES[id];
+    return own && own[0] === name ? t.value[own[1]] : name;
+  };
   const isClosed = (id: string) => Boolean(meta.value?.statuses.find((s) => s.id === id)?.closed);
   const agentName = (id: string | null | undefined) =>
     !id ? null : id === me.value?.id ? me.value.name : (agents.value.find((a) => a.id === id)?.name ?? id);
