@@ -21,6 +21,7 @@ export const en = {
   // header
   mainNav: 'Console',
   inbox: 'Inbox',
+  reports: 'Reports',
   settings: 'Settings',
   profile: 'Profile',
   signOut: 'Sign out',
