@@ -232,7 +232,7 @@ function Figures({
 
   return (
     <>
-      <section class="tiles" aria-label={r.title}>
+      <section class="tiles" aria-label={r.summary}>
         <Tile label={r.opened} value={num(data.totals.opened)} />
         <Tile label={r.closed} value={num(data.totals.closed)} />
         <Tile
@@ -263,7 +263,11 @@ function Figures({
           <span class="key opened" /> {r.opened} <span class="key closed" /> {r.closed}
         </p>
         <div class="chart-with-table">
-          <DayBars days={data.days} dayLabel={(d) => day(d)} />
+          <DayBars
+            days={data.days}
+            dayLabel={(d) => day(d)}
+            tip={(d) => `${day(d.date, true)}: ${r.opened} ${num(d.opened)}, ${r.closed} ${num(d.closed)}`}
+          />
           <div class="table-scroll" tabIndex={0} aria-labelledby="report-days">
             <table>
               <caption class="sr">{r.perDay}</caption>

@@ -7,8 +7,6 @@ import type { Report } from '@ticketing/server/model';
 const DAY_W = 24;
 const BAR_W = 9;
 const PLOT_H = 150;
-const AXIS_W = 30;
-const LABEL_H = 22;
 
 /** A round top for the y axis: 1, 2, 5, 10, 20, 50, … at or above `n`. */
 function niceMax(n: number): number {
@@ -18,38 +16,55 @@ function niceMax(n: number): number {
   return 10 * base;
 }
 
-/** Opened and closed side by side for every day, with the axis's top and a few dates. */
-export function DayBars({ days, dayLabel }: { days: Report['days']; dayLabel: (date: string) => string }) {
+/**
+ * Opened and closed side by side for every day. The bars stretch to the width there is (the SVG keeps
+ * no aspect ratio); the axis labels are HTML beside and below it, so text never stretches with them.
+ */
+export function DayBars({
+  days,
+  dayLabel,
+  tip,
+}: {
+  days: Report['days'];
+  dayLabel: (date: string) => string;
+  /** A pointer's tooltip for one day (the table says the same to everyone). */
+  tip: (day: Report['days'][number]) => string;
+}) {
   const top = niceMax(Math.max(0, ...days.flatMap((d) => [d.opened, d.closed])));
-  const width = AXIS_W + Math.max(days.length, 7) * DAY_W;
+  const width = Math.max(days.length, 1) * DAY_W;
   const h = (n: number) => (n / top) * PLOT_H;
   const every = Math.ceil(days.length / 7);
   return (
-    <svg class="chart day-bars" viewBox={`0 0 ${width} ${PLOT_H + LABEL_H + 8}`} aria-hidden="true" focusable="false">
-      {[top, top / 2].map((v) => (
-        <g key={v}>
-          <line class="grid" x1={AXIS_W} x2={width} y1={8 + PLOT_H - h(v)} y2={8 + PLOT_H - h(v)} />
-          <text class="axis" x={AXIS_W - 4} y={8 + PLOT_H - h(v) + 4} text-anchor="end">
-            {Number.isInteger(v) ? v : ''}
-          </text>
-        </g>
-      ))}
-      <line class="base" x1={AXIS_W} x2={width} y1={8 + PLOT_H} y2={8 + PLOT_H} />
-      {days.map((d, i) => {
-        const x = AXIS_W + i * DAY_W + (DAY_W - 2 * BAR_W) / 2;
-        return (
-          <g key={d.date}>
-            <rect class="opened" x={x} y={8 + PLOT_H - h(d.opened)} width={BAR_W} height={h(d.opened)} />
-            <rect class="closed" x={x + BAR_W} y={8 + PLOT_H - h(d.closed)} width={BAR_W} height={h(d.closed)} />
-            {i % every === 0 && (
-              <text class="axis" x={x + BAR_W} y={8 + PLOT_H + 16} text-anchor="middle">
-                {dayLabel(d.date)}
-              </text>
-            )}
-          </g>
-        );
-      })}
-    </svg>
+    <div class="day-chart" aria-hidden="true">
+      <div class="y-axis">
+        <span>{top}</span>
+        <span>{Number.isInteger(top / 2) ? top / 2 : ''}</span>
+        <span>0</span>
+      </div>
+      <div class="plot">
+        <svg class="chart day-bars" viewBox={`0 0 ${width} ${PLOT_H}`} preserveAspectRatio="none" focusable="false">
+          {[0, PLOT_H / 2].map((y) => (
+            <line key={y} class="grid" x1="0" x2={width} y1={y + 0.5} y2={y + 0.5} vector-effect="non-scaling-stroke" />
+          ))}
+          <line class="base" x1="0" x2={width} y1={PLOT_H} y2={PLOT_H} vector-effect="non-scaling-stroke" />
+          {days.map((d, i) => {
+            const x = i * DAY_W + (DAY_W - 2 * BAR_W) / 2;
+            return (
+              <g key={d.date}>
+                <title>{tip(d)}</title>
+                <rect class="opened" x={x} y={PLOT_H - h(d.opened)} width={BAR_W} height={h(d.opened)} />
+                <rect class="closed" x={x + BAR_W} y={PLOT_H - h(d.closed)} width={BAR_W} height={h(d.closed)} />
+              </g>
+            );
+          })}
+        </svg>
+        <div class="x-axis">
+          {days.map((d, i) => (
+            <span key={d.date}>{i % every === 0 ? dayLabel(d.date) : ''}</span>
+          ))}
+        </div>
+      </div>
+    </div>
   );
 }
 
@@ -78,17 +93,17 @@ export function CountBars({ rows }: { rows: { label: string; count: number }[] }
   return (
     <svg
       class="chart count-bars"
-      viewBox={`0 0 400 ${Math.max(1, rows.length) * rowH}`}
+      viewBox={`0 0 320 ${Math.max(1, rows.length) * rowH}`}
       aria-hidden="true"
       focusable="false"
     >
       {rows.map((r, i) => (
         <g key={r.label}>
           <text class="label" x="0" y={i * rowH + 17}>
-            {r.label.length > 16 ? `${r.label.slice(0, 15)}…` : r.label}
+            {r.label.length > 14 ? `${r.label.slice(0, 13)}…` : r.label}
           </text>
-          <rect class="bar" x="130" y={i * rowH + 4} width={(r.count / top) * 230} height={rowH - 8} rx="3" />
-          <text class="axis" x={130 + (r.count / top) * 230 + 6} y={i * rowH + 17}>
+          <rect class="bar" x="110" y={i * rowH + 4} width={(r.count / top) * 170} height={rowH - 8} rx="3" />
+          <text class="axis" x={110 + (r.count / top) * 170 + 6} y={i * rowH + 17}>
             {r.count}
           </text>
         </g>

@@ -17,6 +17,7 @@ const en = {
   periodHint: 'Days in {tz}. The backlog is always as of now.',
   loadFailed: 'The report could not be loaded.',
   // summary tiles
+  summary: 'Summary',
   opened: 'Opened',
   closed: 'Closed',
   firstResponse: 'First response',
@@ -70,6 +71,7 @@ const de: ReportStrings = {
   download: 'CSV herunterladen',
   periodHint: 'Tage in {tz}. Der Rückstand gilt immer für jetzt.',
   loadFailed: 'Der Bericht konnte nicht geladen werden.',
+  summary: 'Übersicht',
   opened: 'Eröffnet',
   closed: 'Geschlossen',
   firstResponse: 'Erste Antwort',
