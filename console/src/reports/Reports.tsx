@@ -3,7 +3,6 @@ import type { TargetedEvent } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { ApiError } from '../api/client.js';
-import { dateTime } from '../components/format.js';
 import type { Report } from '../api/types.js';
 import { fill, type Locale } from '../i18n/t.js';
 import { useStore, useStrings } from '../state/context.js';
@@ -228,6 +227,8 @@ function Figures({
       // A report's day is a calendar date (in the portal's zone): shown as such, never shifted.
       timeZone: 'UTC',
     }).format(new Date(`${date}T00:00:00Z`));
+  const rated = (iso: string) =>
+    new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
   const { sla, csat, backlog } = data;
 
   return (
@@ -427,7 +428,7 @@ function Figures({
                   <a href={`/console/tickets/${c.ticket_id}`}>{c.subject}</a>
                   <span class="muted">
                     {' '}
-                    · {fill(r.stars, { n: c.score })} · {dateTime(c.rated_at, locale)}
+                    · {fill(r.stars, { n: c.score })} · {rated(c.rated_at)}
                   </span>
                 </p>
                 <blockquote>{c.comment}</blockquote>
