@@ -142,6 +142,7 @@ describe('the Reports screen', () => {
     await page.getByRole('heading', { name: 'Berichte', level: 1 }).waitFor();
     expect(await tile(page, 'Eröffnet').textContent()).toBe('3');
     await page.getByRole('link', { name: 'CSV herunterladen' }).waitFor();
+    await page.screenshot({ path: `${SHOTS}reports-1280-dark-de.png`, fullPage: true });
     expect(errors).toEqual([]);
     await close();
   });

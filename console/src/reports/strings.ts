@@ -87,7 +87,7 @@ const de: ReportStrings = {
   slaFirst: 'Erste Antwort zu spät',
   slaResolution: 'Lösung zu spät',
   slaBreached: 'Tickets mit Verletzung',
-  csat: 'Kundenzufriedenheit',
+  csat: 'Zufriedenheit',
   average: 'Durchschnitt',
   ratings: 'Bewertungen',
   noRatings: 'Keine Bewertungen in diesem Zeitraum.',
