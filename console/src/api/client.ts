@@ -11,6 +11,7 @@ import type {
   Macro,
   Meta,
   Passkey,
+  Report,
   Session,
   TagDef,
   TicketList,
@@ -169,6 +170,10 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
       post<ConsoleTicket>('/spam', block ? { ticket_id, block } : { ticket_id }),
     bulk: (ticket_ids: string[], set: BulkSet) => post<BulkResult>('/bulk', { ticket_ids, set }),
     typing: (ticket_id: string) => call<void>('POST', '/typing', { json: { ticket_id } }),
+
+    report: (query: Query) => get<Report>('/reports', query),
+    /** The same report as a CSV download (the cookie authorises the GET). */
+    reportCsvUrl: (query: Query) => `${base}/reports${search({ ...query, format: 'csv' })}`,
   };
 }
 

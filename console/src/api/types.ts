@@ -1,6 +1,6 @@
-import type { Attachment, Meta, Priority, Reply, Ticket, TicketListItem } from '@ticketing/server/model';
+import type { Attachment, Meta, Priority, Reply, Report, Ticket, TicketListItem } from '@ticketing/server/model';
 
-export type { Attachment, Meta, Priority };
+export type { Attachment, Meta, Priority, Report };
 
 // Shapes of docs/api.md "Agents' sessions" and "Tickets for agents" (the console's contract) that the
 // model does not declare yet; each says where in the contract it comes from.

@@ -59,6 +59,8 @@ function Shell() {
         <Profile />
       ) : settingsMatch ? (
         <SettingsArea section={settingsMatch[1] ?? null} />
+      ) : /^\/console\/reports\/?$/.test(path) ? (
+        <ReportsArea />
       ) : (
         <Workspace ticketId={ticketMatch?.[1] ?? null} />
       )}
@@ -68,29 +70,35 @@ function Shell() {
   );
 }
 
-type SettingsComponent = ComponentType<{ section: string | null }>;
-let settingsChunk: Promise<SettingsComponent> | null = null;
-
-/** Settings are for admins and rarely opened: their code is a separate chunk, fetched on first visit. */
-function SettingsArea({ section }: { section: string | null }) {
-  const s = useStore();
-  const [Area, setArea] = useState<SettingsComponent | null>(null);
-  const [failed, setFailed] = useState(false);
-  useEffect(() => {
-    settingsChunk ??= import('../settings/Settings.js').then((m) => m.Settings);
-    settingsChunk.then(
-      (C) => setArea(() => C),
-      () => {
-        settingsChunk = null;
-        setFailed(true);
-      },
-    );
-  }, []);
-  if (failed)
-    return (
-      <p class="err banner" role="alert">
-        {s.t.value.networkError}
-      </p>
-    );
-  return Area ? <Area section={section} /> : <p class="boot">{s.t.value.loading}</p>;
+/**
+ * A screen whose code is a separate chunk, fetched on first visit (Settings for admins, Reports): the
+ * inbox's first load does not carry them. A failed fetch can be tried again by coming back.
+ */
+function lazyScreen<P extends object>(load: () => Promise<ComponentType<P>>) {
+  let chunk: Promise<ComponentType<P>> | null = null;
+  return function LazyScreen(props: P) {
+    const s = useStore();
+    const [Screen, setScreen] = useState<ComponentType<P> | null>(null);
+    const [failed, setFailed] = useState(false);
+    useEffect(() => {
+      chunk ??= load();
+      chunk.then(
+        (C) => setScreen(() => C),
+        () => {
+          chunk = null;
+          setFailed(true);
+        },
+      );
+    }, []);
+    if (failed)
+      return (
+        <p class="err banner" role="alert">
+          {s.t.value.networkError}
+        </p>
+      );
+    return Screen ? <Screen {...props} /> : <p class="boot">{s.t.value.loading}</p>;
+  };
 }
+
+const SettingsArea = lazyScreen(() => import('../settings/Settings.js').then((m) => m.Settings));
+const ReportsArea = lazyScreen(() => import('../reports/Reports.js').then((m) => m.Reports));

@@ -25,8 +25,11 @@ export function Header() {
         {t.appName}
       </a>
       <nav aria-label={t.mainNav} class="main-nav">
-        <a href="/console/" aria-current={!/^\/console\/(profile|settings)/.test(path) ? 'page' : undefined}>
+        <a href="/console/" aria-current={!/^\/console\/(profile|settings|reports)/.test(path) ? 'page' : undefined}>
           {t.inbox}
+        </a>
+        <a href="/console/reports" aria-current={path.startsWith('/console/reports') ? 'page' : undefined}>
+          {t.reports}
         </a>
         {agent.role === 'admin' && (
           <a href="/console/settings" aria-current={path.startsWith('/console/settings') ? 'page' : undefined}>

@@ -21,6 +21,7 @@ export const de: Strings = {
 
   mainNav: 'Konsole',
   inbox: 'Posteingang',
+  reports: 'Berichte',
   settings: 'Einstellungen',
   profile: 'Profil',
   signOut: 'Abmelden',

@@ -22,6 +22,7 @@ export const en = {
   // header
   mainNav: 'Console',
   inbox: 'Inbox',
+  reports: 'Reports',
   settings: 'Settings',
   profile: 'Profile',
   signOut: 'Sign out',

@@ -321,7 +321,9 @@ describe('GET /reports?format=csv', () => {
     const res = await s.call('GET', `/reports?${PERIOD}&format=csv`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(res.headers.get('content-disposition')).toBe('attachment; filename="report-2026-11-02-2026-11-04.csv"');
+    expect(res.headers.get('content-disposition')).toBe(
+      `attachment; filename="report-2026-11-02-2026-11-04.csv"; filename*=UTF-8''report-2026-11-02-2026-11-04.csv`,
+    );
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     expect(res.text.endsWith('\r\n')).toBe(true);
     const [days, summary, comments] = res.text

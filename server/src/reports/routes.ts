@@ -45,9 +45,11 @@ const report = route({
     // Figures about customers' tickets: for the caller only, never kept by a cache on the way.
     const headers = { 'Cache-Control': 'private, no-store' };
     if (query.format === 'json') return { body, headers };
+    // The name is ASCII (two dates), given both ways as every download of this API gives it (RFC 6266).
+    const name = `report-${period.from}-${period.to}.csv`;
     return {
       raw: { data: reportCsv(body), type: 'text/csv; charset=utf-8' },
-      headers: { ...headers, 'Content-Disposition': `attachment; filename="report-${period.from}-${period.to}.csv"` },
+      headers: { ...headers, 'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${name}` },
     };
   },
 });
