@@ -36,7 +36,7 @@ describe('settings: design, form, statuses, macros', () => {
     const pk = (await stack.api.call('GET', '/widget-config')).body.public_key as string;
     expect((await stack.api.call('GET', '/widget-config', { key: pk })).body.design.title).toBe('Support');
 
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').getByText('Saved').waitFor();
     const config = (await stack.api.call('GET', '/widget-config', { key: pk })).body.design;
     expect(config).toMatchObject({
@@ -48,7 +48,7 @@ describe('settings: design, form, statuses, macros', () => {
     // A colour the server refuses: its message under the field, the typed value kept, nothing stored.
     const color = page.locator('#design-color');
     await color.fill('blue');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => color.getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#design-color-err').textContent()).not.toBe('');
     expect(await color.inputValue()).toBe('blue');
@@ -57,6 +57,53 @@ describe('settings: design, form, statuses, macros', () => {
     // The snippet names this server's widget.js and the live public key, and copies.
     const snippet = await page.locator('.snippet code').textContent();
     expect(snippet).toBe(`<script src="${stack.api.url}/widget.js" data-key="${pk}" async></script>`);
+    expect(errors).toEqual([]);
+    await close();
+  });
+  test('form: categories with fields are added, typed, reordered and saved apart from the switches; a select without choices is refused at its field', async () => {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    const { page, errors, close } = await openConsole(stack, '/console/settings/form');
+    await signIn(page, admin);
+    const region = page.getByRole('region', { name: 'Categories' });
+    await region.getByRole('button', { name: 'Add a category' }).click();
+    await page.locator('#cat-0-name').fill('Billing');
+    // The id follows the name of a new row.
+    expect(await page.locator('#cat-0-id').inputValue()).toBe('billing');
+    await region.getByRole('button', { name: 'Add a field' }).click();
+    await page.locator('#cat-0-f-0-label').fill('Order number');
+    await page.locator('#cat-0-f-0-type').selectOption('select');
+    await page.locator('#cat-0-f-0-required').check();
+    // The switches above are a resource of their own: their Save stays off, the categories' is on.
+    expect(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
+    await region.getByRole('button', { name: 'Save categories' }).click();
+    const options = page.locator('#cat-0-f-0-options');
+    await expect.poll(() => options.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#cat-0-f-0-options-err').textContent()).toMatch(/needs options/);
+    expect(await page.locator('#cat-0-f-0-label').inputValue()).toBe('Order number');
+    expect((await stack.api.call('GET', '/admin?r=categories')).body.categories).toEqual([]);
+
+    await options.fill('Web shop\n\nPhone\n');
+    await region.getByRole('button', { name: 'Add a category' }).click();
+    await page.locator('#cat-1-name').fill('Returns');
+    await region.getByRole('button', { name: 'Move up: Returns' }).click();
+    await region.getByRole('button', { name: 'Save categories' }).click();
+    await region.getByRole('status').getByText('Saved').waitFor();
+    const stored = (await stack.api.call('GET', '/admin?r=categories')).body.categories;
+    expect(stored).toEqual([
+      { id: 'returns', name: 'Returns', fields: [] },
+      {
+        id: 'billing',
+        name: 'Billing',
+        fields: [
+          { id: 'order-number', label: 'Order number', type: 'select', required: true, options: ['Web shop', 'Phone'] },
+        ],
+      },
+    ]);
+    // What the widget is told matches.
+    expect((await stack.api.call('GET', '/meta')).body.categories.map((c: { id: string }) => c.id)).toEqual([
+      'returns',
+      'billing',
+    ]);
     expect(errors).toEqual([]);
     await close();
   });
