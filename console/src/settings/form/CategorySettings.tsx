@@ -45,7 +45,10 @@ const cleaned = (list: Category[]) =>
 export function CategorySettings() {
   const t = useStrings(formStrings);
   const res = useResource<Category[]>('categories', { list: true });
-  const resource: Resource<Category[]> = { ...res, save: (v = res.draft ?? undefined) => res.save(v ? cleaned(v) : undefined) };
+  const resource: Resource<Category[]> = {
+    ...res,
+    save: (v = res.draft ?? undefined) => res.save(v ? cleaned(v) : undefined),
+  };
   const err = (path: string) => res.errors[`categories.${path}`];
   const typeLabel: Record<FieldType, string> = {
     text: t.typeText,
