@@ -341,3 +341,12 @@ export function SettingsForm<T>(props: {
     </section>
   );
 }
+
+/** An id the API accepts (`^[a-z0-9][a-z0-9_-]{0,31}$`) made from a name, for a new row (categories, statuses, macros). */
+export const slugOf = (name: string) =>
+  name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 32);

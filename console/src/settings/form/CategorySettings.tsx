@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useStrings } from '../../state/context.js';
-import { Choice, ListRows, SettingsForm, TextArea, TextInput, Toggle } from '../controls.js';
+import { Choice, ListRows, SettingsForm, TextArea, TextInput, Toggle, slugOf } from '../controls.js';
 import { useResource, type Resource } from '../useResource.js';
 import { formStrings } from './strings.js';
 
@@ -20,15 +20,6 @@ interface Category {
   name: string;
   fields: Field[];
 }
-
-/** An id the API accepts (`^[a-z0-9][a-z0-9_-]{0,31}$`) made from a name, for a new row. */
-export const slugOf = (name: string) =>
-  name
-    .normalize('NFKD')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 32);
 
 /** While the id still is what the old name gave, it follows the name. */
 const named = <T extends { id: string; name?: string; label?: string }>(x: T, key: 'name' | 'label', v: string): T =>
