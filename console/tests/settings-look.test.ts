@@ -107,4 +107,68 @@ describe('settings: design, form, statuses, macros', () => {
     expect(errors).toEqual([]);
     await close();
   });
+  test('statuses: colours and closed are saved; a status in use comes back with the reason at its row; tags get colours; priorities are shown', async () => {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    // A ticket in "answered": that status cannot be removed while it has it.
+    const ticket = await stack.api.call('POST', '/create', {
+      key: stack.api.keys.pk,
+      json: { name: 'Ada', email: 'ada@shop.example', subject: 'Where is my parcel?', message: 'Order 42' },
+    });
+    await stack.api.call('POST', '/status', { json: { ticket_id: ticket.body.id, status: 'answered' } });
+    const { page, errors, close } = await openConsole(stack, '/console/settings/statuses');
+    await signIn(page, admin);
+    await page.locator('#status-0-name').waitFor();
+    expect(await page.locator('.priority-list li').allTextContents()).toEqual(['Low', 'Normal', 'High', 'Urgent']);
+
+    // A new status: id from the name, a colour, counted as closed; its badge shows the unsaved colour.
+    const region = page.getByRole('region', { name: 'Statuses' });
+    await region.getByRole('button', { name: 'Add a status' }).click();
+    await page.locator('#status-4-name').fill('Solved elsewhere');
+    expect(await page.locator('#status-4-id').inputValue()).toBe('solved-elsewhere');
+    await page.locator('#status-4-color').fill('#7c3aed');
+    await page.locator('#status-4-closed').check();
+    const badge = page.locator('.status-row').nth(4).locator('.badge');
+    await expect
+      .poll(() => badge.evaluate((el) => getComputedStyle(el).getPropertyValue('--c').trim()))
+      .toBe('#7c3aed');
+    // Removing "answered", which a ticket has: the server refuses (409), the row comes back with why.
+    await region.getByRole('button', { name: 'Remove: Answered' }).click();
+    expect(await page.locator('#status-2-name').inputValue()).toBe('Closed');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const why = page.locator('.status-row.kept [role="alert"]');
+    await why.waitFor();
+    expect(await why.textContent()).toMatch(
+      /cannot be removed while it is in use.*1 ticket\(s\) still have this status/,
+    );
+    expect(await page.locator('.status-row.kept input[id$="-name"]').inputValue()).toBe('Answered');
+    expect((await stack.api.call('GET', '/admin?r=statuses')).body.statuses).toHaveLength(4);
+    // Saving again, with the status kept, stores the new one; the typed row was not lost.
+    expect(await page.locator('#status-4-name').inputValue()).toBe('Solved elsewhere');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await region.getByRole('status').getByText('Saved').waitFor();
+    const stored = (await stack.api.call('GET', '/admin?r=statuses')).body.statuses;
+    expect(stored.map((x: { id: string }) => x.id)).toEqual([
+      'open',
+      'pending',
+      'answered',
+      'closed',
+      'solved-elsewhere',
+    ]);
+    expect(stored[4]).toEqual({ id: 'solved-elsewhere', name: 'Solved elsewhere', closed: true, color: '#7c3aed' });
+
+    // Tags: a bad colour is refused at its field, a good one saved.
+    const tags = page.getByRole('region', { name: 'Tags' });
+    await tags.getByRole('button', { name: 'Add a tag' }).click();
+    await page.locator('#tag-0-name').fill('vip');
+    await page.locator('#tag-0-color').fill('gold');
+    await tags.getByRole('button', { name: 'Save tags' }).click();
+    await expect.poll(() => page.locator('#tag-0-color').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#tag-0-color-err').textContent()).not.toBe('');
+    await page.locator('#tag-0-color').fill('#ca8a04');
+    await tags.getByRole('button', { name: 'Save tags' }).click();
+    await tags.getByRole('status').getByText('Saved').waitFor();
+    expect((await stack.api.call('GET', '/admin?r=tags')).body.tags).toEqual([{ name: 'vip', color: '#ca8a04' }]);
+    expect(errors).toEqual([]);
+    await close();
+  });
 });
