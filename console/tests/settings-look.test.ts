@@ -171,4 +171,44 @@ describe('settings: design, form, statuses, macros', () => {
     expect(errors).toEqual([]);
     await close();
   });
+  test('macros: the preview fills the placeholders of the unsaved message; a macro is saved with a status; a missing message is refused at its field', async () => {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    const { page, errors, close } = await openConsole(stack, '/console/settings/macros');
+    await signIn(page, admin);
+    await page.getByRole('button', { name: 'Add a macro' }).click();
+    await page.locator('#macro-0-name').fill('Shipped');
+    expect(await page.locator('#macro-0-id').inputValue()).toBe('shipped');
+    const preview = page.locator('#macro-0-preview .filled');
+    await page.locator('#macro-0-message').fill('Hi {{name}}, "{{ subject }}" ({{ticket_id}}) has shipped. {{order}}');
+    await expect
+      .poll(() => preview.textContent())
+      .toBe('Hi Ada Lovelace, "Where is my order?" (tkt_7Hq2Lm9XwP4sK8dA) has shipped. {{order}}');
+    expect(await page.locator('#macro-0-preview .warn').textContent()).toContain('{{order}}');
+    await page.locator('#macro-0-status').selectOption('answered');
+    await page.locator('#macro-0-priority').selectOption('low');
+
+    // A second macro without a message: refused at that field, both rows kept as typed.
+    await page.getByRole('button', { name: 'Add a macro' }).click();
+    await page.locator('#macro-1-name').fill('Empty');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => page.locator('#macro-1-message').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#macro-1-message-err').textContent()).not.toBe('');
+    expect(await page.locator('#macro-0-name').inputValue()).toBe('Shipped');
+    expect((await stack.api.call('GET', '/admin?r=macros')).body.macros).toEqual([]);
+
+    await page.getByRole('button', { name: 'Remove: Empty' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    expect((await stack.api.call('GET', '/admin?r=macros')).body.macros).toEqual([
+      {
+        id: 'shipped',
+        name: 'Shipped',
+        message: 'Hi {{name}}, "{{ subject }}" ({{ticket_id}}) has shipped. {{order}}',
+        status: 'answered',
+        priority: 'low',
+      },
+    ]);
+    expect(errors).toEqual([]);
+    await close();
+  });
 });
