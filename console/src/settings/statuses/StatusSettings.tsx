@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Priority } from '../../api/types.js';
-import { PriorityBadge } from '../../components/bits.js';
 import { fill } from '../../i18n/t.js';
 import { useStore, useStrings } from '../../state/context.js';
 import { ColorInput, ListRows, SettingsForm, TextInput, Toggle, slugOf } from '../controls.js';
@@ -156,7 +155,8 @@ function Priorities() {
       <ul class="priority-list">
         {list?.map((p) => (
           <li>
-            <PriorityBadge priority={p} />
+            {/* PriorityBadge's markup: importing components/bits.js here would split the app's entry. */}
+            <span class={`badge prio prio-${p}`}>{s.t.value[`prio_${p}`]}</span>
           </li>
         ))}
       </ul>
