@@ -1,5 +1,25 @@
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { makeAgent, openConsole, signIn, startStack, type Stack } from './harness.js';
+
+const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
+
+/**
+ * axe-core on the settings screen (evaluated by the browser's debugging protocol, which the page's
+ * CSP does not govern): the violations as rule id and where. The framed widget has its own axe run in
+ * demo-site's tests.
+ */
+async function axe(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: unknown, o: unknown) => Promise<any> } }).axe;
+    const result = await axe.run({ include: [['.settings-main']] }, { iframes: false });
+    return (result.violations as { id: string; nodes: { target: unknown[] }[] }[]).flatMap((v) =>
+      v.nodes.map((n) => `${v.id} at ${JSON.stringify(n.target)}`),
+    );
+  });
+}
 
 // The settings screens of how the portal looks and speaks: the widget's design (with the real widget
 // previewing the unsaved draft), the form's categories, statuses and tags, macros. Each saves through
@@ -57,6 +77,7 @@ describe('settings: design, form, statuses, macros', () => {
     // The snippet names this server's widget.js and the live public key, and copies.
     const snippet = await page.locator('.snippet code').textContent();
     expect(snippet).toBe(`<script src="${stack.api.url}/widget.js" data-key="${pk}" async></script>`);
+    expect(await axe(page)).toEqual([]);
     expect(errors).toEqual([]);
     await close();
   });
@@ -104,6 +125,7 @@ describe('settings: design, form, statuses, macros', () => {
       'returns',
       'billing',
     ]);
+    expect(await axe(page)).toEqual([]);
     expect(errors).toEqual([]);
     await close();
   });
@@ -168,6 +190,7 @@ describe('settings: design, form, statuses, macros', () => {
     await tags.getByRole('button', { name: 'Save tags' }).click();
     await tags.getByRole('status').getByText('Saved').waitFor();
     expect((await stack.api.call('GET', '/admin?r=tags')).body.tags).toEqual([{ name: 'vip', color: '#ca8a04' }]);
+    expect(await axe(page)).toEqual([]);
     expect(errors).toEqual([]);
     await close();
   });
@@ -208,6 +231,7 @@ describe('settings: design, form, statuses, macros', () => {
         priority: 'low',
       },
     ]);
+    expect(await axe(page)).toEqual([]);
     expect(errors).toEqual([]);
     await close();
   });
