@@ -53,6 +53,14 @@ describe('settings: design, form, statuses, macros', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('design-launcher-label');
     await page.getByLabel('Position').selectOption('bottom-left');
     await expect.poll(() => frame.locator('[data-ticketing]').getAttribute('data-position')).toBe('bottom-left');
+    // The language and the logo reach the real widget too: German strings, the logo beside the title.
+    await page.getByLabel('Widget language').selectOption('de');
+    // (A loopback address: the test sends nothing off this machine.)
+    const logo = `${stack.api.url}/logo.png`;
+    await page.getByLabel('Logo address').fill(logo);
+    await expect.poll(() => frame.locator('button.launcher').getAttribute('aria-label')).toBe('Ask Ada');
+    await expect.poll(() => frame.locator('.tk img').getAttribute('src')).toBe(logo);
+    await expect.poll(() => frame.locator('.tk').getAttribute('lang')).toBe('de');
     const pk = (await stack.api.call('GET', '/widget-config')).body.public_key as string;
     expect((await stack.api.call('GET', '/widget-config', { key: pk })).body.design.title).toBe('Support');
 

@@ -18,7 +18,7 @@ const en = {
   launcherLabelHint: 'What screen readers say for the round button; empty for “Contact support” in the language.',
   logo: 'Logo address',
   logoHint: 'An https address of an image shown beside the title; empty for none.',
-  locale: 'Language',
+  locale: 'Widget language',
   preview: 'Preview',
   previewFrame: 'Preview of the widget with the unsaved design',
   previewHint: 'Click the round button to open or close the panel. Tickets sent from here are real.',
@@ -51,7 +51,7 @@ const de: Partial<typeof en> = {
   launcherLabelHint: 'Was Screenreader für den runden Knopf sagen; leer für „Support kontaktieren“ in der Sprache.',
   logo: 'Adresse des Logos',
   logoHint: 'Eine https-Adresse eines Bildes neben dem Titel; leer für keines.',
-  locale: 'Sprache',
+  locale: 'Sprache des Widgets',
   preview: 'Vorschau',
   previewFrame: 'Vorschau des Widgets mit dem ungespeicherten Design',
   previewHint:
