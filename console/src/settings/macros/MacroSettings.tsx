@@ -4,20 +4,12 @@ import { useStore, useStrings } from '../../state/context.js';
 import { Choice, ListRows, SettingsForm, TextArea, TextInput, slugOf } from '../controls.js';
 import { useResource, type Resource } from '../useResource.js';
 import './macros.css';
+import { fillPlaceholders, unknownPlaceholders } from './placeholders.js';
 import { macroStrings } from './strings.js';
 
 const PRIORITIES: Priority[] = ['low', 'normal', 'high', 'urgent'];
 /** A sample ticket id of the real shape (tkt_ and 16+ letters and digits). */
 const SAMPLE_ID = 'tkt_7Hq2Lm9XwP4sK8dA';
-
-/** The server's placeholders (server/src/mail/templates.ts fillPlaceholders), filled from a sample ticket. */
-const PLACEHOLDER = /\{\{\s*(name|subject|ticket_id)\s*\}\}/g;
-const filled = (text: string, sample: Record<string, string>) =>
-  text.replace(PLACEHOLDER, (_, k: string) => sample[k]!);
-/** Braces that look like a placeholder but are none: they reach the customer as typed. */
-const unknownPlaceholders = (text: string) => [
-  ...new Set([...text.replace(PLACEHOLDER, '').matchAll(/\{\{[^{}]*\}\}/g)].map((m) => m[0])),
-];
 
 /** `/admin r=macros`: name, message, and optionally the status or priority the macro sets. */
 export function MacroSettings() {
@@ -80,7 +72,7 @@ export function MacroSettings() {
                   />
                   <div class="macro-preview" id={`macro-${i}-preview`}>
                     <p class="hint">{t.preview}</p>
-                    <p class="filled">{filled(m.message, sample)}</p>
+                    <p class="filled">{fillPlaceholders(m.message, sample)}</p>
                     {unknown.length > 0 && <p class="warn">{fill(t.unknown, { list: unknown.join(', ') })}</p>}
                   </div>
                   <div class="pair">

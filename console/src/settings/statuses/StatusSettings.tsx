@@ -4,6 +4,7 @@ import { fill } from '../../i18n/t.js';
 import { useStore, useStrings } from '../../state/context.js';
 import { ColorInput, ListRows, SettingsForm, TextInput, Toggle, slugOf } from '../controls.js';
 import { useResource, type Resource } from '../useResource.js';
+import { putBack, statusesInUse, type InUse } from './statusesInUse.js';
 import './statuses.css';
 import { statusStrings } from './strings.js';
 
@@ -19,15 +20,13 @@ interface Tag {
   color: string;
 }
 
-/**
- * Why the server kept a status (409 status_in_use): its details name the status in quotes and say
- * either how many tickets have it or which settings name it (server/src/settings/resources.ts).
- */
-function explain(t: typeof statusStrings.en, message: string): string {
-  const count = /status of (\d+) ticket/.exec(message);
-  if (count) return fill(t.tickets, { n: count[1]! });
-  const uses = /still used by (.+)$/.exec(message);
-  return uses ? fill(t.usedBy, { what: uses[1]! }) : message;
+/** A reason of the server's 409, in the screen's language. */
+function explain(t: typeof statusStrings.en, r: InUse[string][number]): string {
+  return 'tickets' in r
+    ? fill(t.tickets, { n: r.tickets })
+    : 'usedBy' in r
+      ? fill(t.usedBy, { what: r.usedBy })
+      : r.other;
 }
 
 /** Statuses (colour, closed), the fixed priorities, and tags with colours: three parts, saved apart. */
@@ -40,6 +39,10 @@ export function StatusSettings() {
 
   const statuses: Resource<Status[]> = {
     ...res,
+    discard() {
+      setKept({});
+      res.discard();
+    },
     async save(value = res.draft ?? undefined) {
       setKept({});
       const ok = await res.save(value);
@@ -52,18 +55,9 @@ export function StatusSettings() {
   useEffect(() => {
     const f = res.failure;
     if (f?.code !== 'status_in_use' || !res.draft || !res.saved) return;
-    const draft = res.draft;
-    const reasons: Record<string, string[]> = {};
-    for (const d of f.details) {
-      const id = /^"([^"]+)"/.exec(d.message)?.[1];
-      if (id) (reasons[id] ??= []).push(explain(t, d.message));
-    }
-    const back = [...draft];
-    res.saved.forEach((st, i) => {
-      if (reasons[st.id] && !back.some((x) => x.id === st.id)) back.splice(Math.min(i, back.length), 0, st);
-    });
-    setKept(reasons);
-    res.setDraft(back);
+    const inUse = statusesInUse(f);
+    setKept(Object.fromEntries(Object.entries(inUse).map(([id, reasons]) => [id, reasons.map((r) => explain(t, r))])));
+    res.setDraft(putBack(res.draft, res.saved, Object.keys(inUse)));
   }, [res.failure]);
 
   const err = (path: string) => res.errors[`statuses.${path}`];
