@@ -17,6 +17,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     sourcemap: false,
     reportCompressedSize: false,
+    // Two pages: the app, and the page the design screen frames to show the real widget (its own CSP).
+    rollupOptions: { input: { index: 'index.html', 'widget-preview': 'widget-preview.html' } },
   },
   logLevel: 'warn',
 });

@@ -39,7 +39,7 @@ describe('settings', () => {
     expect(await box.isChecked()).toBe(false);
     await box.check();
     await page.getByText('Unsaved changes').waitFor();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').getByText('Saved').waitFor();
     const stored = await stack.api.call('GET', '/admin?r=form');
     expect(stored.body.form.require_category).toBe(true);
@@ -51,7 +51,7 @@ describe('settings', () => {
     // moves there, and the text typed is still in the box.
     const notice = page.getByLabel('Privacy notice');
     await notice.fill('x'.repeat(2001));
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => notice.getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#form-privacy-err').textContent()).toMatch(/2000/);
     expect((await notice.inputValue()).length).toBe(2001);

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../test-support/server.js';
 import { CONSOLE_DIST } from './assets.js';
-import { CONSOLE_CSP } from './console.js';
+import { CONSOLE_CSP, PREVIEW_CSP } from './console.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -59,6 +59,23 @@ describe('the console', () => {
     // No eval-like code either (script-src 'self' has no 'unsafe-eval').
     for (const f of scripts)
       expect(readFileSync(join(CONSOLE_DIST, 'assets', f), 'utf8')).not.toMatch(/\bnew Function\(|\beval\(/);
+  });
+
+  it('serves the design preview page framable by the console only, with its own strict CSP', async () => {
+    const res = await fetch(`${s.url}/console/widget-preview`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toBe(PREVIEW_CSP);
+    // Framed by pages of this origin only (the console's design screen), never by another site.
+    expect(PREVIEW_CSP).toContain("frame-ancestors 'self'");
+    expect(PREVIEW_CSP).toContain("script-src 'self';");
+    expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    const html = await res.text();
+    expect(html).toBe(readFileSync(join(CONSOLE_DIST, 'widget-preview.html'), 'utf8'));
+    for (const tag of html.match(/<script\b[^>]*>/g) ?? []) expect(tag).toMatch(/\ssrc="\/console\/assets\//);
+    expect(html).not.toMatch(/<style\b|\sstyle="|\son[a-z]+="/i);
+    // The console's own pages stay unframable.
+    expect((await fetch(`${s.url}/console/settings/design`)).headers.get('x-frame-options')).toBe('DENY');
   });
 
   it('redirects /console to /console/ keeping the query, and 404s missing hashed files and other methods', async () => {

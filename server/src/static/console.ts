@@ -7,6 +7,14 @@ export const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
+/**
+ * The design preview's page (console/widget-preview.html): framed by the console only, it runs the real
+ * widget.js of this server, whose panel may show the design's logo from any https address.
+ */
+export const PREVIEW_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; " +
+  "frame-ancestors 'self'; base-uri 'none'; form-action 'self'";
+
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /**
@@ -16,7 +24,9 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  */
 export function serveConsole(dir = CONSOLE_DIST): { middleware: Middleware; built: boolean } {
   const assets = loadAssets(join(dir, 'assets'), '/console/assets/', () => IMMUTABLE);
-  const index = loadAssets(dir, '/console/', () => 'no-cache', false).get('/console/index.html');
+  const pages = loadAssets(dir, '/console/', () => 'no-cache', false);
+  const index = pages.get('/console/index.html');
+  const preview = pages.get('/console/widget-preview.html');
   const middleware: Middleware = async (ctx, next) => {
     const inside = ctx.path === '/console' || ctx.path.startsWith('/console/');
     if (!inside || !index || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
@@ -24,6 +34,13 @@ export function serveConsole(dir = CONSOLE_DIST): { middleware: Middleware; buil
       ctx.status = 308;
       ctx.redirect(`/console/${ctx.search}`);
       return;
+    }
+    if (ctx.path === '/console/widget-preview') {
+      if (!preview) return next();
+      ctx.set('Content-Security-Policy', PREVIEW_CSP);
+      ctx.set('X-Frame-Options', 'SAMEORIGIN');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      return sendAsset(ctx, preview);
     }
     const asset = ctx.path.startsWith('/console/assets/') ? assets.get(ctx.path) : index;
     // A missing hashed file is a 404, not the app: a script answered with HTML helps nobody.

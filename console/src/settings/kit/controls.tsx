@@ -278,6 +278,12 @@ export function SettingsForm<T>(props: {
   children: (draft: T, set: (next: T) => void) => ComponentChildren;
   /** Shown beside the form (a preview), when given. */
   aside?: (draft: T) => ComponentChildren;
+  /**
+   * A second resource on the same screen (saved separately): its heading is an h2 with this id, and
+   * `saveLabel` names its Save button apart from the first one's.
+   */
+  headingId?: string;
+  saveLabel?: string;
 }) {
   const t = useStrings(settingsStrings);
   const { resource: res } = props;
@@ -292,8 +298,8 @@ export function SettingsForm<T>(props: {
             ? t.saved
             : '';
   return (
-    <section class="settings-page" aria-labelledby="settings-title">
-      <h1 id="settings-title">{props.title}</h1>
+    <section class="settings-page" aria-labelledby={props.headingId ?? 'settings-title'}>
+      {props.headingId ? <h2 id={props.headingId}>{props.title}</h2> : <h1 id="settings-title">{props.title}</h1>}
       {props.intro && <div class="intro">{props.intro}</div>}
       {res.formError && (
         <p class="err banner" role="alert">
@@ -319,7 +325,7 @@ export function SettingsForm<T>(props: {
             {props.children(res.draft, res.setDraft)}
             <div class="save-bar">
               <button type="submit" class="btn primary" disabled={res.state === 'saving' || !res.dirty}>
-                {t.save}
+                {props.saveLabel ?? t.save}
               </button>
               <button type="button" class="btn ghost" disabled={!res.dirty} onClick={res.discard}>
                 {t.discard}
@@ -463,3 +469,12 @@ export function SecretInput(
     </Wrap>
   );
 }
+
+/** An id the API accepts (`^[a-z0-9][a-z0-9_-]{0,31}$`) made from a name, for a new row (categories, statuses, macros). */
+export const slugOf = (name: string) =>
+  name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 32);

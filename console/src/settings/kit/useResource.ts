@@ -15,6 +15,8 @@ export interface Resource<T> {
   /** An error that belongs to no field (network, permission, conflict). */
   formError: string | null;
   state: SaveState;
+  /** The last save's refusal as the API answered it (code and every detail), for screens that explain it. */
+  failure: ApiError | null;
   dirty: boolean;
   /** Sends the draft (or `value`); on success the stored answer becomes both `saved` and `draft`. */
   save: (value?: T) => Promise<boolean>;
@@ -34,6 +36,7 @@ export function useResource<T>(r: string, options: { list?: boolean } = {}): Res
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [state, setState] = useState<SaveState>('loading');
+  const [failure, setFailure] = useState<ApiError | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -66,6 +69,7 @@ export function useResource<T>(r: string, options: { list?: boolean } = {}): Res
     setState('saving');
     setErrors({});
     setFormError(null);
+    setFailure(null);
     try {
       const answer = await s.api.adminPost<Record<string, T>>(r, options.list ? { [r]: value } : value);
       const stored = answer[r] ?? value;
@@ -74,6 +78,7 @@ export function useResource<T>(r: string, options: { list?: boolean } = {}): Res
       setState('saved');
       return true;
     } catch (e) {
+      if (e instanceof ApiError) setFailure(e);
       if (e instanceof ApiError && e.details.length) {
         setErrors(Object.fromEntries(e.details.map((d) => [d.param, d.message])));
       } else setFormError(e instanceof ApiError ? e.message : String(e));
@@ -92,6 +97,7 @@ export function useResource<T>(r: string, options: { list?: boolean } = {}): Res
     errors,
     formError,
     state,
+    failure,
     dirty,
     save,
     discard: () => {
