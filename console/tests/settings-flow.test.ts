@@ -84,4 +84,70 @@ describe('settings: rules, SLA and hours, automation', () => {
     expect(errors).toEqual([]);
     await close();
   });
+
+  test('SLA targets save with their hours shown, a refused one stays at its field; business hours show "open now?"', async () => {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    const { page, errors, close } = await openConsole(stack, '/console/settings/sla');
+    await signIn(page, admin);
+    const urgent = page.getByLabel('First response, Urgent (minutes)');
+    await urgent.waitFor();
+    await page.getByLabel('Set due times on tickets').check();
+    await urgent.fill('0');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => urgent.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#sla-first_response_minutes-urgent-err').textContent()).toMatch(/1/);
+    expect((await stack.api.call('GET', '/admin?r=sla')).body.sla.enabled).toBe(false);
+    await urgent.fill('90');
+    expect(await page.locator('#sla-first_response_minutes-urgent-h').textContent()).toBe('= 1.5 h');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    const sla = (await stack.api.call('GET', '/admin?r=sla')).body.sla;
+    expect(sla).toMatchObject({ enabled: true, first_response_minutes: { urgent: 90 } });
+
+    // Business hours: every day 09:00-17:00 in Tokyo, today and tomorrow (there) holidays: closed now,
+    // open the day after tomorrow at 09:00 Tokyo time, which is 00:00 UTC.
+    await page.getByRole('tab', { name: 'Business hours' }).click();
+    await page.getByLabel('Time zone').selectOption('Asia/Tokyo');
+    await page.getByRole('button', { name: 'Add hours on Monday' }).click();
+    await page.getByRole('button', { name: 'Copy Monday to Tuesday–Friday' }).click();
+    await page.getByRole('button', { name: 'Add hours on Saturday' }).click();
+    await page.getByRole('button', { name: 'Add hours on Sunday' }).click();
+    const tokyoDay = (offset: number) =>
+      new Date(Date.now() + offset * 86_400_000).toLocaleDateString('en-CA', { timeZone: 'Asia/Tokyo' });
+    for (const [i, offset] of [0, 1].entries()) {
+      await page.getByRole('button', { name: 'Add a holiday' }).click();
+      await page.getByLabel(`Holiday ${i + 1}`, { exact: true }).fill(tokyoDay(offset));
+    }
+    const panel = page.locator('.open-now');
+    await panel.getByText('With your changes').waitFor();
+    const opens = new Date(`${tokyoDay(2)}T00:00:00Z`);
+    const weekday = opens.toLocaleDateString('en', { weekday: 'long', timeZone: 'Asia/Tokyo' });
+    await expect.poll(() => panel.locator('.open-state').first().textContent()).toContain(`Closed nowOpens ${weekday}`);
+    // The same answer as the server's for these hours.
+    const draft = {
+      timezone: 'Asia/Tokyo',
+      days: Object.fromEntries(
+        ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ open: '09:00', close: '17:00' }]]),
+      ),
+      holidays: [tokyoDay(0), tokyoDay(1)],
+    };
+    const server = (await stack.api.call('POST', '/hours/now', { json: { business_hours: draft } })).body;
+    expect(server).toMatchObject({ open_now: false, next_open_at: opens.toISOString() });
+
+    // Closing before opening is refused at that time, and "open now?" waits for a fix.
+    await page.getByLabel('Monday 1: Closes').fill('08:00');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByLabel('Monday 1: Closes').getAttribute('aria-invalid')).toBe('true');
+    await page.locator('#hours-mon-0-err').waitFor();
+    await panel.getByText('Fix the hours to see this.').waitFor();
+    await page.getByLabel('Monday 1: Closes').fill('17:00');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    expect((await stack.api.call('GET', '/admin?r=business_hours')).body.business_hours).toEqual(draft);
+    // Saved: one answer, by the saved hours.
+    await expect.poll(() => panel.getByText('With your changes').count()).toBe(0);
+    expect(await panel.locator('.open-state').textContent()).toContain('Closed now');
+    expect(errors).toEqual([]);
+    await close();
+  });
 });

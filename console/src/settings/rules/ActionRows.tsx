@@ -27,7 +27,8 @@ export function useActionChoices(): (type: Action['type']) => Option[] | null {
   const s = useStore();
   return (type) => {
     const meta = s.meta.value;
-    if (type === 'set_priority') return (meta?.priorities ?? ['low', 'normal', 'high', 'urgent']).map(plain);
+    if (type === 'set_priority')
+      return (meta?.priorities ?? PRIORITIES).map((p) => ({ value: p, label: s.t.value[`prio_${p}`] }));
     if (type === 'set_status') return (meta?.statuses ?? []).map((x) => ({ value: x.id, label: x.name }));
     if (type === 'assign') return s.agents.value.map((a) => ({ value: a.id, label: a.name }));
     if (type === 'add_tag') return s.tagDefs.value.length ? s.tagDefs.value.map((x) => plain(x.name)) : null;
@@ -35,6 +36,7 @@ export function useActionChoices(): (type: Action['type']) => Option[] | null {
   };
 }
 const plain = (v: string): Option => ({ value: v, label: v });
+const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 
 export const actionLabel = (t: RuleStrings, type: Action['type']) => t[`action_${type}`];
 

@@ -133,7 +133,10 @@ function useValueChoices(): (field: Condition['field']) => Option[] | null {
   return (field) => {
     const meta = s.meta.value;
     if (field === 'priority')
-      return (meta?.priorities ?? ['low', 'normal', 'high', 'urgent']).map((p) => ({ value: p, label: p }));
+      return (meta?.priorities ?? (['low', 'normal', 'high', 'urgent'] as const)).map((p) => ({
+        value: p,
+        label: s.t.value[`prio_${p}`],
+      }));
     if (field === 'status') return (meta?.statuses ?? []).map((x) => ({ value: x.id, label: x.name }));
     if (field === 'category')
       return [
