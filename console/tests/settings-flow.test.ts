@@ -150,4 +150,86 @@ describe('settings: rules, SLA and hours, automation', () => {
     expect(errors).toEqual([]);
     await close();
   });
+
+  test('escalation, autoreply with its preview, and autoclose save, each refusal shown at its field', async () => {
+    const admin = await makeAgent(stack, { role: 'admin', name: 'Lead Lisa' });
+    const { page, errors, close } = await openConsole(stack, '/console/settings/automation');
+    await signIn(page, admin);
+    await page.getByRole('button', { name: 'Add an escalation' }).click();
+    const after = page.getByLabel('After (minutes)');
+    await after.fill('0');
+    await page.getByLabel('Action 1', { exact: true }).selectOption('assign');
+    await page.getByLabel('Action 1: value').selectOption({ label: 'Lead Lisa' });
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => after.getAttribute('aria-invalid')).toBe('true');
+    await page.locator('#esc-0-after-err').waitFor();
+    expect((await stack.api.call('GET', '/admin?r=escalation')).body.escalation).toEqual([]);
+    await after.fill('30');
+    await page.getByText('= 0.5 h').waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    expect((await stack.api.call('GET', '/admin?r=escalation')).body.escalation).toEqual([
+      {
+        id: 'escalation-1',
+        after_minutes: 30,
+        when: 'no_first_response',
+        actions: [{ type: 'assign', value: admin.id }],
+      },
+    ]);
+
+    // Autoreply: the preview fills in the newest ticket's values; an emptied message is refused there.
+    const ticket = await stack.api.call('POST', '/create', {
+      key: stack.api.keys.pk,
+      json: { name: 'Grace', email: 'grace@example.com', subject: 'Lost parcel', message: 'Where is it?' },
+    });
+    await page.getByRole('tab', { name: 'Autoreply' }).click();
+    await page.getByLabel('Send an autoreply').check();
+    await page.getByLabel('Subject').fill('Got it: {{subject}} ({{ticket_id}})');
+    const preview = page.locator('.autoreply-preview');
+    await expect
+      .poll(() => preview.locator('.mail-subject').textContent())
+      .toBe(`Got it: Lost parcel (${ticket.body.id})`);
+    await page.getByLabel('Message outside business hours').fill('Hi {{name}}, we are closed.');
+    await preview.getByText('Hi Grace, we are closed.').waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('');
+    // Another tab and back: the draft is kept, and the tab says it is unsaved.
+    await page.getByRole('tab', { name: 'Autoclose' }).click();
+    await page.getByRole('tab', { name: /Autoreply.*unsaved/ }).click();
+    expect(await page.getByLabel('Subject').inputValue()).toBe('Got it: {{subject}} ({{ticket_id}})');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByLabel('Message', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await page.locator('#autoreply-message-err').waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('Hi {{name}}, thank you.');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    expect((await stack.api.call('GET', '/admin?r=autoreply')).body.autoreply).toEqual({
+      enabled: true,
+      subject: 'Got it: {{subject}} ({{ticket_id}})',
+      message: 'Hi {{name}}, thank you.',
+      outside_hours_message: 'Hi {{name}}, we are closed.',
+    });
+
+    // Autoclose: more than a year is refused at the field; the summary says what will happen.
+    await page.getByRole('tab', { name: 'Autoclose' }).click();
+    await page.getByLabel('Close tickets automatically').check();
+    const days = page.getByLabel('After (days without a word from the customer)');
+    await days.fill('400');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => days.getAttribute('aria-invalid')).toBe('true');
+    await page.locator('#autoclose-days-err').waitFor();
+    await days.fill('3');
+    await page.getByLabel('Pending').check();
+    await page
+      .getByText('A ticket that is Answered or Pending and has heard nothing from the customer for 3 days is closed.')
+      .waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    expect((await stack.api.call('GET', '/admin?r=autoclose')).body.autoclose).toEqual({
+      enabled: true,
+      after_days: 3,
+      statuses: ['answered', 'pending'],
+    });
+    expect(errors).toEqual([]);
+    await close();
+  });
 });

@@ -3,9 +3,10 @@ import { useStore, useStrings } from '../../state/context.js';
 import { SettingsForm, Toggle } from '../controls.js';
 import { useResource } from '../useResource.js';
 import { fmt } from '../rules/strings.js';
+import { asHours } from './asHours.js';
 import { HoursForm } from './HoursForm.js';
 import { OpenNow } from './OpenNow.js';
-import { slaStrings, type SlaStrings } from './strings.js';
+import { slaStrings } from './strings.js';
 import { Tabs } from './Tabs.js';
 import './sla.css';
 
@@ -18,16 +19,6 @@ interface Sla {
 }
 
 const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const satisfies readonly Priority[];
-
-/** 90 minutes as "= 1.5 h", 2880 as "= 2 d 0 h": what a number of minutes means at a glance. */
-export function asHours(t: SlaStrings, minutes: number | null | undefined): string {
-  if (!minutes || minutes < 0) return '';
-  const round = (n: number) => String(Math.round(n * 100) / 100);
-  if (minutes < 1440) return fmt(t.asHours, { h: round(minutes / 60) });
-  const days = Math.floor(minutes / 1440);
-  const rest = minutes % 1440;
-  return rest ? fmt(t.asDays, { d: days, h: round(rest / 60) }) : fmt(t.asWholeDays, { d: days });
-}
 
 /** SLA targets per priority, and the business hours they may count in, each saved on its own. */
 export function SlaSettings() {

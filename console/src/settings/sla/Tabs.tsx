@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import './tabs.css';
 
 /**
  * A screen of several `/admin` resources, one form each (each saved on its own), shown one at a time.
