@@ -1,5 +1,25 @@
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { makeAgent, openConsole, signIn, startStack, SHOTS, type Stack } from './harness.js';
+import { makeAgent, openConsole, signIn, startStack, type Stack } from './harness.js';
+
+// axe-core as the demo site's accessibility test uses it (the console has no copy of its own).
+const axeSource = (
+  createRequire(new URL('../../demo-site/package.json', import.meta.url))('axe-core') as { source: string }
+).source;
+
+/** axe-core's violations in the open settings screen, as rule id and where. */
+async function axe(page: Page): Promise<string[]> {
+  // Evaluated by the browser's debugging protocol: the console's CSP refuses inline scripts.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: unknown) => Promise<any> } }).axe;
+    const result = await axe.run({ include: [['.settings-main']] });
+    return (result.violations as { id: string; nodes: { target: unknown[] }[] }[]).flatMap((v) =>
+      v.nodes.map((n) => `${v.id} at ${JSON.stringify(n.target)}`),
+    );
+  });
+}
 
 // The workflow settings: the rules builder with its test against a ticket, SLA and business hours with
 // "open now?", escalation, autoreply and autoclose. Each is saved through /admin and checked there.
@@ -80,7 +100,7 @@ describe('settings: rules, SLA and hours, automation', () => {
       priority: 'high',
       tags: ['vip'],
     });
-    await page.screenshot({ path: `${SHOTS}settings-rules.png`, fullPage: true });
+    expect(await axe(page)).toEqual([]);
     expect(errors).toEqual([]);
     await close();
   });
@@ -147,6 +167,9 @@ describe('settings: rules, SLA and hours, automation', () => {
     // Saved: one answer, by the saved hours.
     await expect.poll(() => panel.getByText('With your changes').count()).toBe(0);
     expect(await panel.locator('.open-state').textContent()).toContain('Closed now');
+    expect(await axe(page)).toEqual([]);
+    await page.getByRole('tab', { name: 'SLA' }).click();
+    expect(await axe(page)).toEqual([]);
     expect(errors).toEqual([]);
     await close();
   });
@@ -229,6 +252,11 @@ describe('settings: rules, SLA and hours, automation', () => {
       after_days: 3,
       statuses: ['answered', 'pending'],
     });
+    expect(await axe(page)).toEqual([]);
+    for (const tab of ['Escalation', 'Autoreply']) {
+      await page.getByRole('tab', { name: tab }).click();
+      expect(await axe(page)).toEqual([]);
+    }
     expect(errors).toEqual([]);
     await close();
   });

@@ -125,7 +125,7 @@ function EscalationFields(props: {
                   onChange={(v) => update({ ...e, when: v })}
                 />
               </div>
-              <h3 class="rule-part">{t.then}</h3>
+              <h2 class="rule-part">{t.then}</h2>
               <ActionRows
                 id={`${id}-a`}
                 actions={e.actions}

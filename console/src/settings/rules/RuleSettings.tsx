@@ -106,7 +106,7 @@ function RuleEditor({
         options={EVENTS.map((e) => ({ value: e, label: eventLabel(t, e) }))}
         onChange={(v) => update({ ...rule, event: v })}
       />
-      <h3 class="rule-part">{t.conditions}</h3>
+      <h2 class="rule-part">{t.conditions}</h2>
       <ConditionRows
         id={`${id}-c`}
         conditions={rule.conditions}
@@ -114,7 +114,7 @@ function RuleEditor({
         errors={errors}
         onChange={(conditions) => update({ ...rule, conditions })}
       />
-      <h3 class="rule-part">{t.actions}</h3>
+      <h2 class="rule-part">{t.actions}</h2>
       <ActionRows
         id={`${id}-a`}
         actions={rule.actions}
