@@ -68,7 +68,7 @@ describe('settings: rules, SLA and hours, automation', () => {
     await page.getByRole('button', { name: 'Test', exact: true }).click();
     const result = page.locator('.rule-result');
     await result.getByText('would act').waitFor();
-    expect(await result.locator('.rule-after').textContent()).toMatch(/normal.*high/);
+    expect(await result.locator('.rule-after').textContent()).toMatch(/Normal.*High/);
     expect(await result.locator('.rule-after').textContent()).toMatch(/vip/);
     expect((await stack.api.call('GET', `/ticket?id=${ticketId}`)).body).toEqual(before);
     // A ticket that is not there is said so at the id.

@@ -1,4 +1,4 @@
-import type { Action, Rule, RulesTestResult } from '@ticketing/server/model';
+import type { Action, Priority, Rule, RulesTestResult } from '@ticketing/server/model';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../../api/client.js';
 import type { ListItem } from '../../api/types.js';
@@ -46,7 +46,13 @@ export function RuleTester({ rules }: { rules: Rule[] }) {
   }
 
   const value = (a: Action) =>
-    a.type === 'assign' ? (s.agentName(a.value) ?? a.value) : a.type === 'set_status' ? s.statusName(a.value) : a.value;
+    a.type === 'assign'
+      ? (s.agentName(a.value) ?? a.value)
+      : a.type === 'set_status'
+        ? s.statusName(a.value)
+        : a.type === 'set_priority'
+          ? (s.t.value[`prio_${a.value as Priority}`] ?? a.value)
+          : a.value;
   const ticketErr = error?.field === 'ticket' ? error.message : null;
 
   return (
@@ -120,7 +126,8 @@ function TestResult({ result, value }: { result: RulesTestResult; value: (a: Act
   const changes: [string, string, string][] = [];
   if (before.status !== after.status)
     changes.push([t.field_status, s.statusName(before.status), s.statusName(after.status)]);
-  if (before.priority !== after.priority) changes.push([t.field_priority, before.priority, after.priority]);
+  const prio = (p: Priority) => s.t.value[`prio_${p}`];
+  if (before.priority !== after.priority) changes.push([t.field_priority, prio(before.priority), prio(after.priority)]);
   if (before.agent_id !== after.agent_id)
     changes.push([t.testAgent, s.agentName(before.agent_id) ?? '–', s.agentName(after.agent_id) ?? '–']);
   if (before.tags.join() !== after.tags.join())
