@@ -12,7 +12,7 @@ const JSON_STORE_ONLY = [
   'src/deploy/unit.test.ts',
   'src/settings/settings-store.test.ts',
   'src/keys/key-store.test.ts',
-  'src/hours/**',
+  'src/hours/business-hours.test.ts',
   'src/files/file-name.test.ts',
   'src/test-support/exit-code.test.ts',
 ];

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import { adminRoutes } from './admin/routes.js';
+import { automationRoutes } from './automation/routes.js';
 import type { Deps } from './deps.js';
 import { accessLog } from './http/access-log.js';
 import { cors } from './http/cors.js';
@@ -30,6 +31,7 @@ import { settingsRoutes } from './settings/routes.js';
 import { serveAssets, widgetAssets } from './static/assets.js';
 import { serveConsole } from './static/console.js';
 import { fileRoutes } from './tickets/file-routes.js';
+import { hoursRoutes } from './hours/routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 import { toolRoutes } from './tickets/tools.js';
 import { updatesRoutes } from './updates/routes.js';
@@ -48,6 +50,8 @@ const FEATURE_ROUTES = [
   ...settingsRoutes,
   ...reportRoutes,
   ...adminRoutes,
+  ...automationRoutes,
+  ...hoursRoutes,
   ...sessionRoutes,
   ...passkeyRoutes,
 ];

@@ -2,6 +2,7 @@ import type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/browser';
+import type { BusinessHours, HoursNow, Rule, RulesTestResult } from '@ticketing/server/model';
 import type {
   AgentRef,
   BulkResult,
@@ -144,6 +145,12 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     adminPost: <T>(r: string, body: unknown) => call<T>('POST', '/admin', { query: { r }, json: body }),
     adminDelete: (r: string, id: string) =>
       call<{ id: string; deleted: true }>('DELETE', '/admin', { query: { r, id } }),
+    /** Rules tried on a stored ticket, nothing changed (the rules builder's test). */
+    rulesTest: (body: { ticket_id: string; event: string; rules?: Rule[] }) =>
+      post<RulesTestResult>('/rules/test', body),
+    /** Open now? By the saved hours, or by hours being edited. */
+    hoursNow: (business_hours?: BusinessHours) =>
+      post<HoursNow>('/hours/now', business_hours ? { business_hours } : {}),
 
     list: (query: Query) => get<TicketList>('/list', query),
     counts: () => get<Counts>('/counts'),

@@ -53,22 +53,14 @@ export async function runActions(
       skipped = true;
       return { ticket: current };
     }
-    let t: Ticket = structuredClone(current);
-    for (const a of actions) {
-      if (!fits(a, config)) {
-        deps.logger.warn(
-          { ticket: ticketId, source, action: a.type },
-          'automation: action skipped, it no longer fits the configuration',
-        );
-        continue;
-      }
-      if (a.type === 'set_priority') t = { ...t, priority: a.value as Priority };
-      else if (a.type === 'set_status') t = setStatus(t, a.value, config.statuses, now());
-      else if (a.type === 'assign') t = { ...t, agent_id: a.value };
-      else if (a.type === 'add_tag' && !t.tags.includes(a.value)) t = { ...t, tags: [...t.tags, a.value] };
-      else if (a.type !== 'notify' && a.type !== 'webhook') continue;
-      applied.push(a);
-    }
+    const result = applyActions(current, actions, config, now());
+    for (const a of result.skipped)
+      deps.logger.warn(
+        { ticket: ticketId, source, action: a.type },
+        'automation: action skipped, it no longer fits the configuration',
+      );
+    applied.splice(0, applied.length, ...result.applied);
+    const t = result.ticket;
     const changed = applied.some((a) => a.type !== 'notify' && a.type !== 'webhook');
     // The ticket's activity shows these changes as the system's.
     const next = changed ? derive(withActivity(current, { ...t, updated_at: now() }, SYSTEM, now()), config) : current;
@@ -98,7 +90,36 @@ export async function runActions(
   return updated;
 }
 
-function fits(a: Action, config: ConfigData): boolean {
+/**
+ * The ticket with `actions` applied (pure: runActions stores the result, /rules/test only shows it).
+ * `applied`: the actions that take effect (a tag the ticket has already is no change); `skipped`: the
+ * ones that no longer fit the configuration (a removed status or agent).
+ */
+export function applyActions(
+  ticket: Ticket,
+  actions: Action[],
+  config: ConfigData,
+  now: string,
+): { ticket: Ticket; applied: Action[]; skipped: Action[] } {
+  let t: Ticket = structuredClone(ticket);
+  const applied: Action[] = [];
+  const skipped: Action[] = [];
+  for (const a of actions) {
+    if (!fits(a, config)) {
+      skipped.push(a);
+      continue;
+    }
+    if (a.type === 'set_priority') t = { ...t, priority: a.value as Priority };
+    else if (a.type === 'set_status') t = setStatus(t, a.value, config.statuses, now);
+    else if (a.type === 'assign') t = { ...t, agent_id: a.value };
+    else if (a.type === 'add_tag' && !t.tags.includes(a.value)) t = { ...t, tags: [...t.tags, a.value] };
+    else if (a.type !== 'notify' && a.type !== 'webhook') continue;
+    applied.push(a);
+  }
+  return { ticket: t, applied, skipped };
+}
+
+export function fits(a: Action, config: ConfigData): boolean {
   if (a.type === 'set_status') return config.statuses.some((s) => s.id === a.value);
   if (a.type === 'assign') return config.agents.some((g) => g.id === a.value);
   if (a.type === 'set_priority') return (PRIORITIES as readonly string[]).includes(a.value);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hexColor, slug, uniqueBy } from './common.js';
+import { hexColor, isoTime, slug, uniqueBy } from './common.js';
 import { PRIORITIES, PrioritySchema } from './tickets.js';
 
 // Macros, rules, tags, escalation and the time-based settings (SLA, autoreply, autoclose).
@@ -60,6 +60,54 @@ export const RulesSchema = z
   .array(RuleSchema)
   .max(200)
   .superRefine(...uniqueBy('id', 'rule'));
+
+/** POST /rules/test: which rules would act on a stored ticket, tried without changing it. */
+export const RulesTestInputSchema = z.object({
+  ticket_id: z.string().min(1, 'is required').max(100),
+  event: z.enum(RULE_EVENTS).default('ticket.created').describe('the event to pretend happened'),
+  rules: RulesSchema.optional().describe('rules to try (unsaved ones from an editor); the saved rules when left out'),
+});
+
+/** The parts of a ticket rules change. */
+const RuleTargetSchema = z.object({
+  status: z.string(),
+  priority: PrioritySchema,
+  agent_id: z.string().nullable(),
+  tags: z.array(z.string()),
+});
+
+export const RULE_SKIP_REASONS = ['disabled', 'other_event', 'conditions'] as const;
+export const RuleCheckSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  fires: z.boolean(),
+  reason: z.enum(RULE_SKIP_REASONS).nullable().describe('why the rule would not act; null when it would'),
+  conditions: z.array(
+    ConditionSchema.extend({
+      actual: z.string().describe('what the condition looked at (cut at 200 characters)'),
+      holds: z.boolean(),
+    }),
+  ),
+  actions: z.array(
+    ActionSchema.extend({
+      applies: z.boolean().describe('false: skipped, it no longer fits the configuration (a removed status or agent)'),
+    }),
+  ),
+});
+export type RuleCheck = z.infer<typeof RuleCheckSchema>;
+
+export const RulesTestResultSchema = z
+  .object({
+    ticket_id: z.string(),
+    event: z.enum(RULE_EVENTS),
+    rules: z.array(RuleCheckSchema).describe('every rule tried, in order'),
+    before: RuleTargetSchema,
+    after: RuleTargetSchema.describe('the ticket as the rules would leave it (nothing is stored)'),
+    sends: z.array(ActionSchema).describe('notify and webhook actions that would send something'),
+    tested_at: isoTime,
+  })
+  .meta({ id: 'RulesTestResult' });
+export type RulesTestResult = z.infer<typeof RulesTestResultSchema>;
 
 export const TagSchema = z.object({ name: z.string().trim().min(1).max(50), color: hexColor });
 export const TagsSchema = z

@@ -147,6 +147,21 @@ export const BusinessHoursSchema = z.object({
 });
 export type BusinessHours = z.infer<typeof BusinessHoursSchema>;
 
+/** Whether support is open at a moment, and when it opens next (hours/business-hours.ts, openState). */
+export const OpenStateSchema = z.object({
+  open_now: z.boolean(),
+  next_open_at: isoTime.nullable(),
+  timezone: z.string(),
+});
+
+/** POST /hours/now: the saved hours, or hours being edited, asked about now or another moment. */
+export const HoursNowInputSchema = z.object({
+  business_hours: BusinessHoursSchema.optional().describe('hours to try (unsaved ones); the saved hours when left out'),
+  at: isoTime.optional().describe('the moment to ask about; now when left out'),
+});
+export const HoursNowSchema = OpenStateSchema.extend({ at: isoTime }).meta({ id: 'HoursNow' });
+export type HoursNow = z.infer<typeof HoursNowSchema>;
+
 export const FormSchema = z.object({
   require_category: z.boolean().default(false),
   show_page_url: z.boolean().default(true),
@@ -210,11 +225,7 @@ export const WidgetConfigSchema = z
     ),
     categories: CategoriesSchema,
     turnstile: z.object({ enabled: z.boolean(), site_key: z.string().nullable() }),
-    business_hours: z.object({
-      open_now: z.boolean(),
-      next_open_at: isoTime.nullable(),
-      timezone: z.string(),
-    }),
+    business_hours: OpenStateSchema,
     public_key: z.string().nullable().describe('the public key of this mode, for the widget (pk_…)'),
     api_version: z.literal('v1'),
   })
