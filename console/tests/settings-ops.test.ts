@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startServer } from '@ticketing/server/test-support';
+import { createTicket, startServer } from '@ticketing/server/test-support';
+import { freePort, startSmtp } from '@ticketing/server/test-support/smtp';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
 import { makeAgent, openConsole, signIn, type Stack } from './harness.js';
 
@@ -95,5 +96,59 @@ describe('settings: mail, modules, anti-spam, audit', () => {
     expect(await axe(page)).toEqual([]);
     expect(errors).toEqual([]);
     await close();
+    // The other tests file tickets with the public key: no challenge for them.
+    await stack.api.call('POST', '/admin?r=turnstile', { json: { enabled: false } });
+  });
+
+  test('mail: SMTP saved with a write-only password; a test mail reports the server’s answer, a dead port its error; the outbox shows the retry', async () => {
+    const smtp = await startSmtp();
+    const { page, errors, close } = await open('/console/settings/mail');
+    try {
+      await page.getByLabel('From address').fill('help@shop.example');
+      await page.locator('#mail-smtp-host').fill('127.0.0.1');
+      await page.locator('#mail-smtp-port').fill(String(smtp.port));
+      await page.locator('#mail-smtp-user').fill('shop');
+      await page.locator('#mail-smtp-pass').fill('relay-password');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').getByText('Saved').waitFor();
+      const stored = (await stack.api.call('GET', '/admin?r=mail')).body.mail;
+      expect(stored.smtp).toMatchObject({ host: '127.0.0.1', port: smtp.port, user: 'shop', pass_set: true });
+      expect(stored.smtp).not.toHaveProperty('pass');
+      await page.getByRole('button', { name: 'Replace: Password' }).first().waitFor();
+
+      await page.getByLabel('Send to').fill('owner@shop.example');
+      await page.getByRole('button', { name: 'Send test mail' }).click();
+      const result = page.locator('.mail-test-result');
+      await result.getByText('Sent. The server answered:').waitFor();
+      expect(await result.textContent()).toMatch(/250 /);
+      const [mail] = await smtp.waitFor(1);
+      expect(mail!.to).toEqual(['owner@shop.example']);
+      expect(smtp.auths[0]).toMatchObject({ username: 'shop', password: 'relay-password' });
+
+      // A port nothing listens on: the error is the connection's, in one line.
+      const dead = await freePort();
+      await page.locator('#mail-smtp-port').fill(String(dead));
+      await page.getByText('You have unsaved changes: the test uses the settings as saved.').waitFor();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').getByText('Saved').waitFor();
+      await page.getByRole('button', { name: 'Send test mail' }).click();
+      await result.getByText('Not sent:').waitFor();
+      expect(await result.textContent()).toContain(`ECONNREFUSED 127.0.0.1:${dead}`);
+
+      // A customer's ticket now queues a confirmation that cannot go out: the outbox shows it waiting.
+      await createTicket(stack.api, { email: 'ada@example.com' }, stack.api.keys.sk);
+      await expect
+        .poll(async () => (await stack.api.call('GET', '/admin?r=outbox')).body.outbox.some((e: any) => e.attempts > 0))
+        .toBe(true);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const row = page.getByRole('row', { name: /ada@example\.com/ });
+      await row.waitFor();
+      expect(await row.textContent()).toMatch(/queued.*1.*ECONNREFUSED/);
+      expect(await axe(page)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+      await smtp.close();
+    }
   });
 });

@@ -18,6 +18,7 @@ import { bearerKey } from './keys/bearer.js';
 import { kbRoutes } from './kb/routes.js';
 import { liveRoutes } from './live/routes.js';
 import { linkRoutes } from './links/routes.js';
+import { mailRoutes } from './mail/routes.js';
 import { linkPage } from './links/page.js';
 import { moduleEnabled } from './model/index.js';
 import { openApiRoutes } from './openapi/routes.js';
@@ -46,6 +47,7 @@ const FEATURE_ROUTES = [
   ...kbRoutes,
   ...settingsRoutes,
   ...adminRoutes,
+  ...mailRoutes,
   ...sessionRoutes,
   ...passkeyRoutes,
 ];

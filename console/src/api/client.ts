@@ -143,6 +143,8 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     adminPost: <T>(r: string, body: unknown) => call<T>('POST', '/admin', { query: { r }, json: body }),
     adminDelete: (r: string, id: string) =>
       call<{ id: string; deleted: true }>('DELETE', '/admin', { query: { r, id } }),
+    /** The settings screens' actions beside `/admin` (POST /admin/mail-test, /admin/webhook-test, …). */
+    adminAction: <T>(action: string, body: unknown) => post<T>(`/admin/${action}`, body),
 
     list: (query: Query) => get<TicketList>('/list', query),
     counts: () => get<Counts>('/counts'),
