@@ -22,6 +22,7 @@ import { mailRoutes } from './mail/routes.js';
 import { linkPage } from './links/page.js';
 import { moduleEnabled } from './model/index.js';
 import { openApiRoutes } from './openapi/routes.js';
+import { outboxRoutes } from './outbox/routes.js';
 import { portalRoutes } from './portal/routes.js';
 import { sessionCookie } from './sessions/session-cookie.js';
 import { passkeyRoutes } from './sessions/passkeys.js';
@@ -33,6 +34,7 @@ import { fileRoutes } from './tickets/file-routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 import { toolRoutes } from './tickets/tools.js';
 import { updatesRoutes } from './updates/routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 /** Every endpoint of the API, each declared once in its feature's routes.ts. */
 const FEATURE_ROUTES = [
@@ -48,6 +50,8 @@ const FEATURE_ROUTES = [
   ...settingsRoutes,
   ...adminRoutes,
   ...mailRoutes,
+  ...webhookRoutes,
+  ...outboxRoutes,
   ...sessionRoutes,
   ...passkeyRoutes,
 ];
