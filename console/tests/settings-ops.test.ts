@@ -1,8 +1,11 @@
+import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startServer } from '@ticketing/server/test-support';
+import { createTicket, startServer } from '@ticketing/server/test-support';
+import { freePort, startSmtp } from '@ticketing/server/test-support/smtp';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
+import { startReceiver } from '../../server/src/test-support/receiver.js';
 import { makeAgent, openConsole, signIn, type Stack } from './harness.js';
 
 // The operations screens of Settings: mail, modules and webhooks, anti-spam, the audit log. Each is
@@ -95,5 +98,116 @@ describe('settings: mail, modules, anti-spam, audit', () => {
     expect(await axe(page)).toEqual([]);
     expect(errors).toEqual([]);
     await close();
+    // The other tests file tickets with the public key: no challenge for them.
+    await stack.api.call('POST', '/admin?r=turnstile', { json: { enabled: false } });
+  });
+
+  test('mail: SMTP saved with a write-only password; a test mail reports the server’s answer, a dead port its error; the outbox shows the retry', async () => {
+    const smtp = await startSmtp();
+    const { page, errors, close } = await open('/console/settings/mail');
+    try {
+      await page.getByLabel('From address').fill('help@shop.example');
+      await page.locator('#mail-smtp-host').fill('127.0.0.1');
+      await page.locator('#mail-smtp-port').fill(String(smtp.port));
+      await page.locator('#mail-smtp-user').fill('shop');
+      await page.locator('#mail-smtp-pass').fill('relay-password');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').getByText('Saved').waitFor();
+      const stored = (await stack.api.call('GET', '/admin?r=mail')).body.mail;
+      expect(stored.smtp).toMatchObject({ host: '127.0.0.1', port: smtp.port, user: 'shop', pass_set: true });
+      expect(stored.smtp).not.toHaveProperty('pass');
+      await page.getByRole('button', { name: 'Replace: Password' }).first().waitFor();
+
+      await page.getByLabel('Send to').fill('owner@shop.example');
+      await page.getByRole('button', { name: 'Send test mail' }).click();
+      const result = page.locator('.mail-test-result');
+      await result.getByText('Sent. The server answered:').waitFor();
+      expect(await result.textContent()).toMatch(/250 /);
+      const [mail] = await smtp.waitFor(1);
+      expect(mail!.to).toEqual(['owner@shop.example']);
+      expect(smtp.auths[0]).toMatchObject({ username: 'shop', password: 'relay-password' });
+
+      // A port nothing listens on: the error is the connection's, in one line.
+      const dead = await freePort();
+      await page.locator('#mail-smtp-port').fill(String(dead));
+      await page.getByText('You have unsaved changes: the test uses the settings as saved.').waitFor();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').getByText('Saved').waitFor();
+      await page.getByRole('button', { name: 'Send test mail' }).click();
+      await result.getByText('Not sent:').waitFor();
+      expect(await result.textContent()).toContain(`ECONNREFUSED 127.0.0.1:${dead}`);
+
+      // A customer's ticket now queues a confirmation that cannot go out: the outbox shows it waiting.
+      await createTicket(stack.api, { email: 'ada@example.com' }, stack.api.keys.sk);
+      await expect
+        .poll(async () => (await stack.api.call('GET', '/admin?r=outbox')).body.outbox.some((e: any) => e.attempts > 0))
+        .toBe(true);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const row = page.getByRole('row', { name: /ada@example\.com/ });
+      await row.waitFor();
+      expect(await row.textContent()).toMatch(/queued.*1.*ECONNREFUSED/);
+      expect(await axe(page)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+      await smtp.close();
+    }
+  });
+
+  test('modules: the webhook saved with a generated write-only secret; a signed test event; a failed delivery retried from the log', async () => {
+    const hook = await startReceiver((req, index) => ({
+      status: JSON.parse(req.body).type === 'ping' || index > 1 ? 200 : 500,
+    }));
+    const { page, errors, close } = await open('/console/settings/modules');
+    try {
+      await page.getByLabel('Send events to a webhook').check();
+      await page.getByLabel('URL').fill(`${hook.url}/hooks`);
+      await page.getByRole('button', { name: 'Generate' }).click();
+      const secret = await page.locator('#webhook-secret').inputValue();
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
+      // Only ticket.created.
+      for (const box of await page.locator('.events-grid input').all()) await box.uncheck();
+      await page.getByRole('checkbox', { name: 'ticket.created' }).check();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').getByText('Saved').waitFor();
+      const stored = (await stack.api.call('GET', '/admin?r=modules')).body.modules;
+      expect(stored.find((m: any) => m.name === 'webhooks')).toEqual({
+        name: 'webhooks',
+        enabled: true,
+        settings: { url: `${hook.url}/hooks`, secret_set: true, events: ['ticket.created'] },
+      });
+      await page.getByRole('button', { name: 'Replace: Signing secret' }).waitFor();
+
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await page.locator('.webhook-test-result').getByText('Delivered').waitFor();
+      expect(await page.locator('.webhook-test-result').textContent()).toContain('200');
+      const ping = hook.received[0]!;
+      const [, t, v1] = /t=(\d+),v1=([0-9a-f]+)/.exec(String(ping.headers['ticketing-signature']))!;
+      expect(createHmac('sha256', secret).update(`${t}.${ping.body}`).digest('hex')).toBe(v1);
+
+      // A ticket's event fails once (500); the log shows it, and "Retry now" sends it again.
+      await createTicket(stack.api, {}, stack.api.keys.sk);
+      await expect
+        .poll(async () => (await stack.api.call('GET', '/admin?r=webhook_log')).body.webhook_log.length)
+        .toBe(1);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const failed = page.getByRole('row', { name: /ticket\.created.*500/ });
+      await failed.waitFor();
+      await failed.getByRole('button', { name: 'Retry now' }).click();
+      await page.getByText('Sending again now.').waitFor();
+      await expect.poll(() => hook.received.length).toBe(3);
+      expect(hook.received[2]!.body).toBe(hook.received[1]!.body);
+      await expect
+        .poll(async () => (await stack.api.call('GET', '/admin?r=webhook_log')).body.webhook_log[0]?.ok)
+        .toBe(true);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.getByRole('row', { name: /ticket\.created.*200.*2/ }).waitFor();
+      expect(await page.getByRole('button', { name: 'Retry now' }).count()).toBe(0);
+      expect(await axe(page)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+      await hook.close();
+    }
   });
 });

@@ -19,9 +19,11 @@ import { bearerKey } from './keys/bearer.js';
 import { kbRoutes } from './kb/routes.js';
 import { liveRoutes } from './live/routes.js';
 import { linkRoutes } from './links/routes.js';
+import { mailRoutes } from './mail/routes.js';
 import { linkPage } from './links/page.js';
 import { moduleEnabled } from './model/index.js';
 import { openApiRoutes } from './openapi/routes.js';
+import { outboxRoutes } from './outbox/routes.js';
 import { portalRoutes } from './portal/routes.js';
 import { reportRoutes } from './reports/routes.js';
 import { sessionCookie } from './sessions/session-cookie.js';
@@ -35,6 +37,7 @@ import { hoursRoutes } from './hours/routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 import { toolRoutes } from './tickets/tools.js';
 import { updatesRoutes } from './updates/routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 /** Every endpoint of the API, each declared once in its feature's routes.ts. */
 const FEATURE_ROUTES = [
@@ -52,6 +55,9 @@ const FEATURE_ROUTES = [
   ...adminRoutes,
   ...automationRoutes,
   ...hoursRoutes,
+  ...mailRoutes,
+  ...webhookRoutes,
+  ...outboxRoutes,
   ...sessionRoutes,
   ...passkeyRoutes,
 ];

@@ -151,6 +151,8 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     /** Open now? By the saved hours, or by hours being edited. */
     hoursNow: (business_hours?: BusinessHours) =>
       post<HoursNow>('/hours/now', business_hours ? { business_hours } : {}),
+    /** The settings screens' actions beside `/admin` (POST /admin/mail-test, /admin/webhook-test, …). */
+    adminAction: <T>(action: string, body: unknown) => post<T>(`/admin/${action}`, body),
 
     list: (query: Query) => get<TicketList>('/list', query),
     counts: () => get<Counts>('/counts'),

@@ -45,6 +45,69 @@ function subjectHeader(subject: string): string {
   return words.map((w) => `=?UTF-8?B?${Buffer.from(w).toString('base64')}?=`).join(' ');
 }
 
+/** How a transport reaches the SMTP server: the same for the outbox's pool and a test mail. */
+function connection(smtp: Smtp) {
+  return {
+    host: smtp.host!,
+    port: smtp.port,
+    secure: smtp.secure,
+    // No password, no AUTH: a user name alone would log in with an empty password.
+    ...(smtp.user && smtp.pass ? { auth: { user: smtp.user, pass: smtp.pass } } : {}),
+    ...TIMEOUTS,
+    // STARTTLS is used whenever the server offers it, and its certificate must verify.
+    tls: { rejectUnauthorized: !smtp.allow_invalid_certificate },
+  };
+}
+
+/** What a test mail came to: the SMTP server's last answer, or why it was not sent. */
+export interface TestMailResult {
+  sent: boolean;
+  /** The server's answer to the message ("250 2.0.0 Ok: queued as …"), or its refusal. */
+  response: string | null;
+  /** Why it was not sent, in one line (never a stack trace). */
+  error: string | null;
+  duration_ms: number;
+}
+
+/**
+ * Sends one mail through the stored settings on a connection of its own (not the outbox's pool, so a
+ * test neither waits behind queued mail nor leaves a connection open) and reports the server's answer.
+ */
+export async function sendTestMail(mail: ConfigData['mail'], message: MailMessage): Promise<TestMailResult> {
+  const started = performance.now();
+  const took = () => Math.round(performance.now() - started);
+  if (!mailConfigured(mail))
+    return {
+      sent: false,
+      response: null,
+      error: 'mail is not configured (smtp.host and from_address)',
+      duration_ms: 0,
+    };
+  const transport = nodemailer.createTransport(connection(mail.smtp));
+  try {
+    const { dkim } = mail;
+    const info = (await transport.sendMail({
+      ...(dkim.domain_name && dkim.key_selector && dkim.private_key
+        ? { dkim: { domainName: dkim.domain_name, keySelector: dkim.key_selector, privateKey: dkim.private_key } }
+        : {}),
+      from: { name: mail.from_name, address: mail.from_address! },
+      to: message.to,
+      subject: subjectHeader(message.subject),
+      text: message.text,
+      html: message.html,
+      headers: { 'Auto-Submitted': 'auto-generated' },
+    })) as { response?: string };
+    return { sent: true, response: info.response ?? null, error: null, duration_ms: took() };
+  } catch (err) {
+    // nodemailer's errors carry the server's refusal in `response` ("535 5.7.8 Authentication failed").
+    const e = err as { message?: string; response?: string };
+    const error = (e.message ?? String(err)).split('\n')[0]!.slice(0, 500);
+    return { sent: false, response: e.response?.slice(0, 500) ?? null, error, duration_ms: took() };
+  } finally {
+    transport.close();
+  }
+}
+
 /**
  * Sends mail over one pooled SMTP transport (a few connections, reused for many messages), built from
  * the settings in force and rebuilt when they change. TLS certificates are verified: a relay whose
@@ -85,14 +148,7 @@ export class Mailer {
     this.transport = nodemailer.createTransport({
       pool: true,
       maxConnections: SMTP_MAX_CONNECTIONS,
-      host: smtp.host!,
-      port: smtp.port,
-      secure: smtp.secure,
-      // No password, no AUTH: a user name alone would log in with an empty password.
-      ...(smtp.user && smtp.pass ? { auth: { user: smtp.user, pass: smtp.pass } } : {}),
-      ...TIMEOUTS,
-      // STARTTLS is used whenever the server offers it, and its certificate must verify.
-      tls: { rejectUnauthorized: !smtp.allow_invalid_certificate },
+      ...connection(smtp),
     });
     return this.transport;
   }

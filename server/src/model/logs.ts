@@ -74,3 +74,22 @@ export const OutboxEntrySchema = z
   })
   .meta({ id: 'OutboxEntry' });
 export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
+
+/** POST /admin/webhook-test: what the signed test event to the webhooks module's URL came to. */
+export const WebhookTestResultSchema = z
+  .object({
+    url: z.string().nullable().describe("the webhooks module's URL, as stored; null: none is set"),
+    event_id: z.string().describe('evt_…, the id in the test event'),
+    ok: z.boolean().describe('the receiver answered 2xx'),
+    status_code: z.number().int().nullable(),
+    duration_ms: z.number().int().min(0),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookTestResult' });
+
+/** POST /admin/outbox-retry: a waiting delivery by its id (evt_…), or a webhook's event id from webhook_log. */
+export const OutboxRetryInputSchema = z.object({ id: z.string().min(1).max(100) });
+export const OutboxRetryAnswerSchema = z.object({
+  id: z.string().describe('the delivery (outbox id)'),
+  next_attempt_at: isoTime.describe('now: the outbox sends it at once'),
+});

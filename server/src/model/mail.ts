@@ -76,3 +76,15 @@ export const MailViewSchema = MailSchema.extend({
   inbound: InboundSchema.extend({ imap: ImapViewSchema }),
   dkim: DkimViewSchema,
 });
+
+/** POST /admin/mail-test: where the test mail goes. */
+export const MailTestInputSchema = z.object({ to: emailAddress() });
+/** What the SMTP server answered a test mail, sent through the stored settings. */
+export const MailTestResultSchema = z
+  .object({
+    sent: z.boolean(),
+    response: z.string().nullable().describe("the SMTP server's answer to the message, or its refusal"),
+    error: z.string().nullable().describe('why it was not sent, in one line'),
+    duration_ms: z.number().int().min(0),
+  })
+  .meta({ id: 'MailTestResult' });

@@ -91,6 +91,22 @@ export class Outbox {
     afterCommit(() => void this.process());
   }
 
+  /**
+   * "Retry now" for a delivery still waiting (after a failed attempt, before its next try), named by its
+   * id or, for a webhook, by the event id of webhook_log: due at once, and a pass is started. Undefined
+   * when nothing waits under that id (sent, given up, or being sent right now).
+   */
+  async retryNow(id: string): Promise<Job | undefined> {
+    const job = (await this.jobs.pending()).find(
+      (j) => j.id === id || (j.kind === 'webhook' && (j.payload as { event_id?: string }).event_id === id),
+    );
+    if (!job) return undefined;
+    const due = await this.jobs.dueNow(job.id, this.clock());
+    // Started once the request's unit ends: a pass must not run inside (and outlive) its transaction.
+    if (due) afterCommit(() => void this.process());
+    return due;
+  }
+
   /** Records a delivery that is not sent (test mode, a limit), for /admin?r=outbox. */
   hold(kind: JobKind, payload: unknown, mode: KeyMode, state: SettledState, reason: string | null) {
     const now = this.clock().toISOString();

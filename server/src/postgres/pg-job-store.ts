@@ -50,6 +50,17 @@ export class PgJobStore implements JobStore {
       WHERE id = ${job.id}`;
   }
 
+  async dueNow(id: string, now: Date): Promise<Job | undefined> {
+    const at = now.toISOString();
+    // The stored job keeps its next_attempt_at in step with the column the claim reads.
+    const rows = await this.db.sql<{ job: Job }[]>`
+      UPDATE outbox_jobs
+      SET next_attempt_at = ${at}, job = jsonb_set(job, '{next_attempt_at}', to_jsonb(${at}::text))
+      WHERE id = ${id} AND (claimed_until IS NULL OR claimed_until < ${at})
+      RETURNING job`;
+    return rows[0]?.job;
+  }
+
   async pending(): Promise<Job[]> {
     const rows = await this.db.sql<{ job: Job }[]>`SELECT job FROM outbox_jobs ORDER BY next_attempt_at, id`;
     return rows.map((r) => r.job);

@@ -65,6 +65,14 @@ export class FileJobStore implements JobStore {
     await writeFileDurable(this.path(job.id), JSON.stringify(job));
   }
 
+  async dueNow(id: string, now: Date) {
+    const job = this.jobs.get(id);
+    if (!job || this.claimed.has(id)) return undefined;
+    job.next_attempt_at = now.toISOString();
+    await writeFileDurable(this.path(id), JSON.stringify(job));
+    return job;
+  }
+
   pending() {
     return Promise.resolve([...this.jobs.values()]);
   }

@@ -32,6 +32,11 @@ export interface JobStore {
   remove(id: string): Promise<void>;
   /** A job's new state (attempts, next attempt, last error), released for the next claim. */
   save(job: Job): Promise<void>;
+  /**
+   * Makes a waiting job due at `now` ("retry now") and answers it; undefined when there is no such job, or it is being
+   * sent right now (claimed), so a delivery under way is never sent twice.
+   */
+  dueNow(id: string, now: Date): Promise<Job | undefined>;
   /** Every job waiting, oldest first (r=outbox, /ready). */
   pending(): Promise<Job[]>;
 }

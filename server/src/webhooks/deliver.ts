@@ -23,7 +23,7 @@ function signature(secret: string, body: string, t: number): string {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
-function webhookSettings(config: ConfigData) {
+export function webhookSettings(config: ConfigData) {
   const m = config.modules.find((x) => x.name === 'webhooks');
   if (!m || !m.enabled || m.name !== 'webhooks' || !m.settings) return undefined;
   return m.settings;
@@ -43,6 +43,37 @@ export function enqueueWebhook(
   return outbox.enqueue<WebhookJob>('webhook', { url, body, event_id: eventId, type }, mode);
 }
 
+/** What one signed POST came to: the status, and `error` unless it was a 2xx. */
+export interface SendResult {
+  status: number | null;
+  error: string | null;
+}
+
+/** One POST of `body`, signed with `secret` (API.md, "Events"), under the delivery's timeout and address rules. */
+export async function sendSigned(
+  url: string,
+  body: string,
+  secret: string,
+  clock: () => Date,
+  opts: { allowLocal: boolean },
+): Promise<SendResult> {
+  const t = Math.floor(clock().getTime() / 1000);
+  const headers = {
+    'Content-Type': 'application/json',
+    'User-Agent': 'Ticketing-Webhooks/1',
+    'Ticketing-Signature': signature(secret, body, t),
+  };
+  const outcome: Outcome = await postWebhook(url, body, headers, {
+    allowLocal: opts.allowLocal,
+    timeoutMs: WEBHOOK_TIMEOUT_MS,
+  });
+  if ('error' in outcome) return { status: null, error: outcome.error };
+  return {
+    status: outcome.status,
+    error: outcome.status < 200 || outcome.status > 299 ? `status ${outcome.status}` : null,
+  };
+}
+
 /**
  * Sends one attempt, signed with the URL's own secret; every attempt, good or bad, goes to
  * webhook_log. Throws to ask for a retry. A URL the configuration no longer uses is not called.
@@ -57,28 +88,9 @@ export function webhookSender(
     const p = job.payload as WebhookJob;
     const secret = secretFor(config(), p.url);
     const started = performance.now();
-    let outcome: Outcome;
-    if (!secret) {
-      outcome = { error: 'the URL is no longer configured; not sent' };
-    } else {
-      const t = Math.floor(clock().getTime() / 1000);
-      const headers = {
-        'Content-Type': 'application/json',
-        'User-Agent': 'Ticketing-Webhooks/1',
-        'Ticketing-Signature': signature(secret, p.body, t),
-      };
-      outcome = await postWebhook(p.url, p.body, headers, {
-        allowLocal: opts.allowLocal,
-        timeoutMs: WEBHOOK_TIMEOUT_MS,
-      });
-    }
-    const status = 'status' in outcome ? outcome.status : null;
-    const error =
-      'error' in outcome
-        ? outcome.error
-        : outcome.status < 200 || outcome.status > 299
-          ? `status ${outcome.status}`
-          : null;
+    const { status, error } = secret
+      ? await sendSigned(p.url, p.body, secret, clock, opts)
+      : { status: null, error: 'the URL is no longer configured; not sent' };
     await log.append({
       id: newId('whl'),
       at: clock().toISOString(),

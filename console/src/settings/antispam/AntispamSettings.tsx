@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useStore, useStrings } from '../../state/context.js';
-import { SecretInput, SettingsForm, SubForm, TextArea, TextInput, Toggle } from '../kit/controls.js';
+import { LinesInput, SecretInput, SettingsForm, SubForm, TextInput, Toggle } from '../kit/controls.js';
 import { useResource } from '../kit/useResource.js';
 import { antispamStrings } from './strings.js';
 import './antispam.css';
@@ -34,50 +34,6 @@ interface Limits {
   };
   quotas: { ticket_files: number; ticket_bytes: number; upload_bytes_per_hour: number };
   customer_mail_per_hour: number;
-}
-
-const entries = (text: string) => text.split('\n').map((l) => l.trim());
-/** Line numbers (1-based) of the entries sent, so the server's `emails.3` points at its line. */
-const lineNumbers = (text: string) => entries(text).flatMap((l, i) => (l ? [i + 1] : []));
-
-/**
- * One list as a text box, one entry a line. The typed text is kept as typed (blank lines too); the
- * draft holds its non-blank lines. A refused entry is named by its line.
- */
-function ListBox(props: {
-  name: ListName;
-  list: string[];
-  errors: Record<string, string>;
-  onChange: (list: string[]) => void;
-}) {
-  const t = useStrings(antispamStrings);
-  const [text, setText] = useState(props.list.join('\n'));
-  // The draft changed from outside (load, discard, the stored answer): show it.
-  const shown =
-    JSON.stringify(entries(text).filter(Boolean)) === JSON.stringify(props.list) ? text : props.list.join('\n');
-  const lines = lineNumbers(shown);
-  const prefix = `${props.name}.`;
-  const problems = Object.entries(props.errors)
-    .filter(([param]) => param === props.name || param.startsWith(prefix))
-    .map(([param, message]) => {
-      const index = Number(param.slice(prefix.length).split('.')[0]);
-      const line = Number.isInteger(index) ? lines[index] : undefined;
-      return line ? `${t.line} ${line}: ${message}` : message;
-    });
-  return (
-    <TextArea
-      id={`antispam-${props.name}`}
-      label={`${t[props.name]} (${props.list.length} ${t.entries})`}
-      hint={t[`${props.name}Hint`]}
-      error={problems.length ? problems.join(' · ') : undefined}
-      rows={5}
-      value={shown}
-      onChange={(v) => {
-        setText(v);
-        props.onChange(entries(v).filter(Boolean));
-      }}
-    />
-  );
 }
 
 function LimitsTable() {
@@ -144,7 +100,17 @@ export function AntispamSettings() {
             <legend>{t.blocklists}</legend>
             <p class="hint">{t.blocklistsHint}</p>
             {LISTS.map((name) => (
-              <ListBox name={name} list={b[name]} errors={lists.errors} onChange={(v) => set({ ...b, [name]: v })} />
+              <LinesInput
+                id={`antispam-${name}`}
+                label={`${t[name]} (${b[name].length} ${t.entries})`}
+                hint={t[`${name}Hint`]}
+                param={name}
+                errors={lists.errors}
+                lineText={t.line}
+                rows={5}
+                list={b[name]}
+                onChange={(v) => set({ ...b, [name]: v })}
+              />
             ))}
           </fieldset>
         )}

@@ -1,14 +1,14 @@
 import type { Action } from '@ticketing/server/model';
 import { useEffect, useState } from 'preact/hooks';
 import { useStore, useStrings } from '../../state/context.js';
-import { Choice, ListRows, NumberInput, SettingsForm, TextArea, TextInput, Toggle } from '../controls.js';
+import { Choice, ListRows, NumberInput, SettingsForm, TextArea, TextInput, Toggle } from '../kit/controls.js';
 import { ActionRows } from '../rules/ActionRows.js';
 import '../rules/rules.css';
 import { fmt } from '../rules/strings.js';
 import { asHours } from '../sla/asHours.js';
 import { slaStrings } from '../sla/strings.js';
 import { Tabs } from '../sla/Tabs.js';
-import { useResource } from '../useResource.js';
+import { useResource } from '../kit/useResource.js';
 import './automation.css';
 import { automationStrings } from './strings.js';
 

@@ -478,3 +478,50 @@ export const slugOf = (name: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 32);
+
+const lineEntries = (text: string) => text.split('\n').map((l) => l.trim());
+
+/**
+ * A list setting typed one entry a line (blocklists, addresses). The text stays as typed (blank lines
+ * too) while the draft holds its non-blank lines; a refused entry (`<param>.3` in the API's details) is
+ * named by its line, "Line 5: …", under the box.
+ */
+export function LinesInput(
+  props: Omit<Base, 'error'> & {
+    list: string[];
+    onChange: (list: string[]) => void;
+    /** The list's path in the API's details (`emails`, `email_notify.agent_emails`). */
+    param: string;
+    errors: Record<string, string>;
+    /** "Line" in the screen's language. */
+    lineText: string;
+    rows?: number;
+  },
+) {
+  const [text, setText] = useState(props.list.join('\n'));
+  // The draft changed from outside (loaded, discarded, the stored answer): show it.
+  const same = JSON.stringify(lineEntries(text).filter(Boolean)) === JSON.stringify(props.list);
+  const shown = same ? text : props.list.join('\n');
+  const lines = lineEntries(shown).flatMap((l, i) => (l ? [i + 1] : []));
+  const prefix = `${props.param}.`;
+  const problems = Object.entries(props.errors)
+    .filter(([param]) => param === props.param || param.startsWith(prefix))
+    .map(([param, message]) => {
+      const line = param === props.param ? undefined : lines[Number(param.slice(prefix.length).split('.')[0])];
+      return line ? `${props.lineText} ${line}: ${message}` : message;
+    });
+  return (
+    <TextArea
+      id={props.id}
+      label={props.label}
+      hint={props.hint}
+      error={problems.length ? problems.join(' · ') : undefined}
+      rows={props.rows ?? 4}
+      value={shown}
+      onChange={(v) => {
+        setText(v);
+        props.onChange(lineEntries(v).filter(Boolean));
+      }}
+    />
+  );
+}

@@ -1,6 +1,6 @@
 import type { Action } from '@ticketing/server/model';
 import { useStore, useStrings } from '../../state/context.js';
-import { settingsStrings } from '../strings.js';
+import { settingsStrings } from '../kit/strings.js';
 import { fmt, ruleStrings, type RuleStrings } from './strings.js';
 
 /** Every action type (docs/api.md "rules"), in the order the select offers them. */

@@ -1,8 +1,8 @@
 import type { Condition, Rule } from '@ticketing/server/model';
 import { useStore, useStrings } from '../../state/context.js';
-import { Choice, ListRows, SettingsForm, TextInput, Toggle } from '../controls.js';
-import { settingsStrings } from '../strings.js';
-import { useResource } from '../useResource.js';
+import { Choice, ListRows, SettingsForm, TextInput, Toggle } from '../kit/controls.js';
+import { settingsStrings } from '../kit/strings.js';
+import { useResource } from '../kit/useResource.js';
 import { ActionRows, type Option } from './ActionRows.js';
 import { EVENTS, eventLabel } from './ruleEvents.js';
 import { RuleTester } from './RuleTester.js';

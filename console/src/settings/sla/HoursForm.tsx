@@ -1,7 +1,7 @@
 import type { BusinessHours } from '@ticketing/server/model';
 import { useStrings } from '../../state/context.js';
-import { Choice } from '../controls.js';
-import { settingsStrings } from '../strings.js';
+import { Choice } from '../kit/controls.js';
+import { settingsStrings } from '../kit/strings.js';
 import { fmt } from '../rules/strings.js';
 import { slaStrings } from './strings.js';
 

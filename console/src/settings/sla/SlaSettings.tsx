@@ -1,7 +1,7 @@
 import type { BusinessHours, Priority } from '@ticketing/server/model';
 import { useStore, useStrings } from '../../state/context.js';
-import { SettingsForm, Toggle } from '../controls.js';
-import { useResource } from '../useResource.js';
+import { SettingsForm, Toggle } from '../kit/controls.js';
+import { useResource } from '../kit/useResource.js';
 import { fmt } from '../rules/strings.js';
 import { asHours } from './asHours.js';
 import { HoursForm } from './HoursForm.js';

@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort, startSmtp } from '../test-support/smtp.js';
+import { startServer, type TestServer } from '../test-support/server.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+async function server() {
+  const s = await startServer();
+  cleanup.push(() => s.close());
+  return s;
+}
+
+const saveSmtp = async (s: TestServer, smtp: Record<string, unknown>) =>
+  expect(
+    (
+      await s.call('POST', '/admin?r=mail', {
+        json: { from_name: 'Shop Support', from_address: 'help@shop.example', smtp },
+      })
+    ).status,
+  ).toBe(200);
+
+describe('POST /admin/mail-test', () => {
+  it('sends one mail through the stored SMTP settings and reports the server’s answer', async () => {
+    const s = await server();
+    const smtp = await startSmtp();
+    cleanup.push(() => smtp.close());
+    await saveSmtp(s, { host: '127.0.0.1', port: smtp.port, user: 'shop', pass: 'relay-password' });
+    const res = await s.call('POST', '/admin/mail-test', { json: { to: 'owner@shop.example' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      sent: true,
+      response: expect.stringMatching(/^250 /),
+      error: null,
+      duration_ms: expect.any(Number),
+    });
+    const [mail] = await smtp.waitFor(1);
+    expect(mail!.to).toEqual(['owner@shop.example']);
+    expect(mail!.from).toBe('help@shop.example');
+    expect(mail!.subject).toBe('Test mail from Shop Support');
+    expect(mail!.autoSubmitted).toBe('auto-generated');
+    // The stored password went along: the saved settings, not something the request sent.
+    expect(smtp.auths).toEqual([{ method: 'PLAIN', username: 'shop', password: 'relay-password' }]);
+    const audit = (await s.call('GET', '/admin?r=audit&limit=1')).body.audit[0];
+    expect(audit).toMatchObject({ action: 'mail.test', target: 'owner@shop.example', details: { sent: true } });
+  });
+
+  it('answers a refused connection with a one-line error, no stack', async () => {
+    const s = await server();
+    const port = await freePort();
+    await saveSmtp(s, { host: '127.0.0.1', port });
+    const res = await s.call('POST', '/admin/mail-test', { json: { to: 'owner@shop.example' } });
+    expect(res.status).toBe(200);
+    expect(res.body.sent).toBe(false);
+    expect(res.body.error).toContain('ECONNREFUSED');
+    expect(res.body.error).not.toMatch(/\n|\bat .*\.js/);
+    expect(res.text).not.toContain('node_modules');
+  });
+
+  it('refuses a relay whose certificate does not verify, and says why', async () => {
+    const s = await server();
+    const smtp = await startSmtp(0, { starttls: true });
+    cleanup.push(() => smtp.close());
+    await saveSmtp(s, { host: '127.0.0.1', port: smtp.port, user: 'shop', pass: 'relay-password' });
+    const res = await s.call('POST', '/admin/mail-test', { json: { to: 'owner@shop.example' } });
+    expect(res.body.sent).toBe(false);
+    expect(res.body.error).toMatch(/certificate/i);
+    expect(smtp.received).toEqual([]);
+    expect(smtp.auths).toEqual([]); // the password never went to it
+  });
+
+  it('says so when mail is not configured, checks the address, and is for admins only', async () => {
+    const s = await server();
+    const res = await s.call('POST', '/admin/mail-test', { json: { to: 'owner@shop.example' } });
+    expect(res.body).toMatchObject({ sent: false, error: expect.stringContaining('not configured') });
+    const bad = await s.call('POST', '/admin/mail-test', { json: { to: 'not an address' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('to');
+    expect((await s.call('POST', '/admin/mail-test', { key: s.keys.pk, json: { to: 'a@b.example' } })).status).toBe(
+      403,
+    );
+    expect((await s.call('POST', '/admin/mail-test', { key: s.keys.skTest, json: { to: 'a@b.example' } })).status).toBe(
+      403,
+    );
+  });
+});
