@@ -96,4 +96,61 @@ describe('settings: people, keys, identity, knowledge base', () => {
     expect(errors).toEqual([]);
     await close();
   });
+
+  test('keys: a key made here works for an API call at once, is never shown again, and stops working when revoked', async () => {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    const { page, errors, close } = await openConsole(stack, '/console/settings/keys');
+    await signIn(page, admin);
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    const me = (key: string) =>
+      stack.api.call('GET', '/me', { key }).then((r) => ({ status: r.status, code: r.body?.error?.code }));
+
+    // A secret live key, for a script.
+    await page.getByLabel('Kind').selectOption('secret');
+    await page.getByLabel('What it is for').fill('ERP sync');
+    await page.getByRole('button', { name: 'Make key' }).click();
+    const shown = page.locator('.once code');
+    await shown.waitFor();
+    const key = (await shown.textContent())!;
+    expect(key).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);
+    expect(await me(key)).toEqual({ status: 200, code: undefined });
+    const row = page.getByRole('row', { name: new RegExp(key.slice(0, 12)) });
+    await row.getByText('ERP sync').waitFor();
+    await shots(page, 'keys');
+    await page.getByRole('button', { name: 'Done' }).click();
+    // Gone for good: not in the page after a reload, nor in the API's read.
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(key);
+    expect((await stack.api.call('GET', '/admin?r=keys')).text).not.toContain(key);
+
+    // Revoking asks first, says what stops working, and the key is refused from the next request.
+    await row.getByRole('button', { name: `Revoke: ${key.slice(0, 12)}` }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('refused from its next request').waitFor();
+    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByText('Revoked').waitFor();
+    expect(await me(key)).toEqual({ status: 401, code: 'invalid_api_key' });
+
+    // A public key with an origin; its origins changed in place, in force at once.
+    await page.getByLabel('Kind').selectOption('public');
+    await page.getByLabel('Allowed origins', { exact: true }).fill('https://shop.example');
+    await page.getByRole('button', { name: 'Make key' }).click();
+    await shown.waitFor();
+    const pk = (await shown.textContent())!;
+    expect(pk).toMatch(/^pk_live_/);
+    const from = (origin: string) => stack.api.call('GET', '/me', { key: pk, headers: { Origin: origin } });
+    expect((await from('https://shop.example')).status).toBe(200);
+    const box = page.getByLabel(`Allowed origins of ${pk.slice(0, 12)}`);
+    await box.fill('https://shop.example\nnot an origin');
+    await page.getByRole('button', { name: `Save origins: ${pk.slice(0, 12)}` }).click();
+    await expect.poll(() => box.getAttribute('aria-invalid')).toBe('true');
+    expect((await box.inputValue()).includes('not an origin')).toBe(true);
+    await box.fill('https://new.example');
+    await page.getByRole('button', { name: `Save origins: ${pk.slice(0, 12)}` }).click();
+    await expect.poll(async () => (await from('https://new.example')).status).toBe(200);
+    expect((await from('https://shop.example')).body.error.code).toBe('origin_not_allowed');
+    expect(errors).toEqual([]);
+    await close();
+  });
 });
