@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { makeAgent, openConsole, SHOTS, signIn, startStack, type Stack } from './harness.js';
@@ -150,6 +151,62 @@ describe('settings: people, keys, identity, knowledge base', () => {
     await page.getByRole('button', { name: `Save origins: ${pk.slice(0, 12)}` }).click();
     await expect.poll(async () => (await from('https://new.example')).status).toBe(200);
     expect((await from('https://shop.example')).body.error.code).toBe('origin_not_allowed');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  test('identity: a generated secret signs like the examples say, the server verifies it, and it is never read back', async () => {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    const { page, errors, close } = await openConsole(stack, '/console/settings/identity');
+    await signIn(page, admin);
+    await page.getByRole('heading', { name: 'Verified customers', level: 1 }).waitFor();
+    await page.getByText('No secret yet').waitFor();
+    for (const name of ['Copy page snippet', 'Copy Node example', 'Copy PHP example', 'Copy Python example'])
+      await page.getByRole('button', { name }).waitFor();
+    expect(await page.locator('.identity-help').textContent()).toContain("Ticketing('identify'");
+
+    await page.getByRole('button', { name: 'Generate a secret' }).click();
+    const secret = await page.getByLabel('Identity secret').inputValue();
+    expect(secret).toMatch(/^[A-Za-z0-9]{48}$/);
+    // The try-it signature is the Node example's, run.
+    const email = 'ada@example.com';
+    const expected = createHmac('sha256', secret).update(email).digest('hex');
+    await expect.poll(() => page.getByTestId('signature').textContent()).toBe(expected);
+    await shots(page, 'identity');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    await page.getByText('A secret is set').waitFor();
+    expect(await page.getByLabel('Identity secret').inputValue()).toBe('');
+    const stored = await stack.api.call('GET', '/admin?r=identity');
+    expect(stored.body.identity).toEqual({ secret_set: true, required: false });
+    expect((await stack.api.call('GET', '/admin?r=all')).text).not.toContain(secret);
+
+    // The server verifies what the example computes; a forged signature is anonymous.
+    const mine = (sig: string) =>
+      stack.api.call('GET', '/my-tickets', {
+        key: stack.api.keys.pk,
+        headers: { 'X-Ticketing-Identity': `${sig}.${encodeURIComponent(email)}` },
+      });
+    expect((await mine(expected)).status).toBe(200);
+    expect((await mine(expected.replace(/^./, (c) => (c === '0' ? '1' : '0')))).body.error.code).toBe(
+      'identity_required',
+    );
+
+    // Too short a secret is refused at its field; the typed text stays.
+    await page.getByLabel('Identity secret').fill('short');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByLabel('Identity secret').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Identity secret').inputValue()).toBe('short');
+    await page.getByRole('button', { name: 'Discard changes' }).click();
+    await page.getByLabel('Only verified customers may use the widget').check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    expect((await stack.api.call('GET', '/admin?r=identity')).body.identity).toEqual({
+      secret_set: true,
+      required: true,
+    });
+    // Back to off, so that the other tests' widget calls are not refused.
+    await stack.api.call('POST', '/admin?r=identity', { json: { required: false } });
     expect(errors).toEqual([]);
     await close();
   });
