@@ -210,4 +210,63 @@ describe('settings: people, keys, identity, knowledge base', () => {
     expect(errors).toEqual([]);
     await close();
   });
+
+  test('kb: write a draft with a safe preview, publish it, find it as the widget would, unpublish, delete', async () => {
+    const admin = await makeAgent(stack, { role: 'admin' });
+    const { page, errors, close } = await openConsole(stack, '/console/settings/kb');
+    await signIn(page, admin);
+    await page.getByRole('heading', { name: 'Knowledge base', level: 1 }).waitFor();
+    const customerFinds = async (q: string) =>
+      ((await stack.api.call('GET', `/kb?q=${q}`, { key: stack.api.keys.pk })).body.data as { title: string }[]).map(
+        (a) => a.title,
+      );
+
+    await page.getByLabel('Title').fill('How do refunds work?');
+    await page
+      .getByLabel('Text (Markdown)')
+      .fill(
+        'Open your order and choose **Refund**.\n\n- within 30 days\n\n<img src=x onerror=alert(1)><script>alert(2)</script>',
+      );
+    const preview = page.getByRole('region', { name: 'Preview' });
+    await preview.locator('strong', { hasText: 'Refund' }).waitFor();
+    await preview.locator('li', { hasText: 'within 30 days' }).waitFor();
+    // No HTML: the tags are shown as text, nothing is made of them.
+    expect(await preview.locator('img, script').count()).toBe(0);
+    expect(await preview.textContent()).toContain('<script>alert(2)</script>');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    const stored = async () =>
+      (
+        (await stack.api.call('GET', '/admin?r=kb')).body.kb as { id: string; title: string; published: boolean }[]
+      ).find((a) => a.title === 'How do refunds work?');
+    expect(await stored()).toMatchObject({ published: false });
+    const nav = page.getByRole('navigation', { name: 'Articles' });
+    await nav.getByText('Draft').waitFor();
+
+    // A draft is not found by the widget's search, here nor for a customer.
+    await page.getByLabel('Words a customer types').fill('refund');
+    await page.getByText('The widget finds nothing for these words.').waitFor();
+    expect(await customerFinds('refund')).toEqual([]);
+
+    await nav.getByRole('button', { name: 'Publish: How do refunds work?' }).click();
+    await expect.poll(async () => (await stored())?.published).toBe(true);
+    // Typo-tolerant, as the widget's search: the hit shows with the matched word marked.
+    await page.getByLabel('Words a customer types').fill('refunds');
+    const hits = page.getByRole('list', { name: 'What the widget finds' });
+    await hits.getByText('How do refunds work?').waitFor();
+    expect(await hits.locator('mark').count()).toBeGreaterThan(0);
+    expect(await customerFinds('refunds')).toEqual(['How do refunds work?']);
+    await shots(page, 'kb');
+
+    await nav.getByRole('button', { name: 'Unpublish: How do refunds work?' }).click();
+    await expect.poll(async () => (await stored())?.published).toBe(false);
+    expect(await customerFinds('refunds')).toEqual([]);
+
+    await nav.getByRole('button', { name: 'Delete: How do refunds work?' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(stored).toBeUndefined();
+    expect(await nav.getByText('How do refunds work?').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await close();
+  });
 });
