@@ -75,6 +75,17 @@ describe('settings: people, keys, identity, knowledge base', () => {
     await page.getByRole('button', { name: 'Reactivate: Ada Lovelace' }).waitFor();
     expect((await storedAgents()).find((a) => a.id === ada.id)!.active).toBe(false);
 
+    // A lost authenticator: an admin resets an agent's two-factor.
+    const lost = await makeAgent(stack, { role: 'agent', two_factor_secret: 'JBSWY3DPEHPK3PXPJBSWY3DP' });
+    await page.reload();
+    const lostRow = page.getByRole('row', { name: new RegExp(lost.email) });
+    await lostRow.getByRole('cell', { name: 'On', exact: true }).waitFor();
+    await page.getByRole('button', { name: `Reset two-factor: ${lost.name}` }).click();
+    await lostRow.getByRole('cell', { name: 'Off', exact: true }).waitFor();
+    expect(
+      (await stack.api.call('GET', '/admin?r=agents')).body.agents.find((a: { id: string }) => a.id === lost.id),
+    ).toMatchObject({ two_factor_enabled: false });
+
     // Deleting asks first; cancelling keeps her.
     await page.getByRole('button', { name: 'Delete: Ada Lovelace' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete Ada Lovelace?' });
