@@ -530,6 +530,7 @@ describe('agents', () => {
       role: 'admin',
       active: true,
       two_factor_enabled: false,
+      must_change_password: false,
       passkey_count: 0,
       created_at: expect.any(String),
     });

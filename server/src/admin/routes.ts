@@ -7,6 +7,9 @@ import { validate } from '../http/validate.js';
 import {
   AgentInputSchema,
   AgentViewSchema,
+  ApiKeyViewSchema,
+  KeyInputSchema,
+  KeyOriginsInputSchema,
   ArticleInputSchema,
   ArticleSchema,
   AuditEntrySchema,
@@ -25,6 +28,7 @@ import {
   type RequestActor,
   type WebhookLogEntry,
 } from '../model/index.js';
+import { addKey, apiKeyView, revokeKey, setKeyOrigins, type KeyChanger } from '../keys/commands.js';
 import { removeAgent, upsertAgent } from '../settings/agents.js';
 import { removeArticle, upsertArticle } from '../settings/articles.js';
 import { CONFIG_RESOURCE_NAMES, CONFIG_RESOURCES, isConfigResource } from '../settings/resources.js';
@@ -32,6 +36,7 @@ import { agentView, webhookSecretsView } from '../settings/views.js';
 import { setWebhookSecret } from '../settings/webhook-secrets.js';
 import type { Config } from '../config/config.js';
 import type { ConfigStore } from '../store/config-store.js';
+import type { KeyStore } from '../store/key-store.js';
 import type { LogStore } from '../store/log-store.js';
 import type { TicketStore } from '../store/ticket-store.js';
 
@@ -39,6 +44,7 @@ import type { TicketStore } from '../store/ticket-store.js';
 export interface AdminDeps {
   config: Pick<Config, 'webhooksAllowLocal' | 'rateLimit' | 'quotas' | 'customerMailPerHour'>;
   configStore: ConfigStore;
+  keys: KeyStore;
   tickets: Record<KeyMode, TicketStore>;
   audit: AuditLog;
   webhookLog: LogStore<WebhookLogEntry>;
@@ -50,6 +56,12 @@ const route = routeFor<AdminDeps>();
 
 /** Agents and articles: created or updated one at a time, deleted by id. */
 const ENTRY_RESOURCES = ['agents', 'kb'] as const;
+/**
+ * The API keys of the running server (the same store the CLI's `ticketing keys` acts on): created one
+ * at a time (the key answered once), a public key's origins set, revoked by id. Not part of r=all:
+ * keys are access, not configuration.
+ */
+const KEYS = 'keys' as const;
 /** Read-only records, newest first, with `limit`: the audit log, webhook attempts, the outbox. */
 const LOG_RESOURCES = ['audit', 'webhook_log', 'outbox'] as const;
 /** Read-only, set at start by environment variables: the rate limits and quotas in force. */
@@ -61,12 +73,12 @@ const LIMITS = 'limits' as const;
 const WEBHOOK_SECRETS = 'webhook_secrets' as const;
 /** Everything `r=all` answers: every resource but the logs. */
 const ALL = [...CONFIG_RESOURCE_NAMES, ...ENTRY_RESOURCES, WEBHOOK_SECRETS, 'priorities'] as const;
-const RESOURCES = ['all', ...ALL, ...LOG_RESOURCES, LIMITS] as const;
+const RESOURCES = ['all', ...ALL, KEYS, ...LOG_RESOURCES, LIMITS] as const;
 
 const isOneOf = <T extends string>(list: readonly T[], r: string): r is T => (list as readonly string[]).includes(r);
 
 /** What each readable resource answers, for the document and the checks of every answer. */
-const VIEWS: Record<(typeof ALL)[number] | (typeof LOG_RESOURCES)[number] | typeof LIMITS, z.ZodType> = {
+const VIEWS: Record<(typeof ALL)[number] | typeof KEYS | (typeof LOG_RESOURCES)[number] | typeof LIMITS, z.ZodType> = {
   ...(Object.fromEntries(CONFIG_RESOURCE_NAMES.map((r) => [r, CONFIG_RESOURCES[r].view])) as Record<
     (typeof CONFIG_RESOURCE_NAMES)[number],
     z.ZodType
@@ -74,6 +86,7 @@ const VIEWS: Record<(typeof ALL)[number] | (typeof LOG_RESOURCES)[number] | type
   agents: z.array(AgentViewSchema),
   kb: z.array(ArticleSchema),
   webhook_secrets: z.array(WebhookSecretViewSchema),
+  keys: z.array(ApiKeyViewSchema),
   priorities: z.array(PrioritySchema),
   audit: z.array(AuditEntrySchema),
   webhook_log: z.array(WebhookLogEntrySchema),
@@ -85,9 +98,19 @@ const keyed = (names: readonly (keyof typeof VIEWS)[]) => names.map((r) => z.obj
 /** `{ "<r>": value }`, or every resource at once for r=all. */
 const ReadAnswer: z.ZodType<Record<string, unknown>> = z.xor([
   z.object(Object.fromEntries(ALL.map((r) => [r, VIEWS[r]]))).describe('r=all'),
-  ...keyed([...ALL, ...LOG_RESOURCES, LIMITS]),
+  ...keyed([...ALL, KEYS, ...LOG_RESOURCES, LIMITS]),
 ]);
-const AgentAnswer = z.object({ agent: AgentViewSchema });
+const AgentAnswer = z.object({
+  agent: AgentViewSchema,
+  password: z
+    .string()
+    .optional()
+    .describe('with one_time_password: the password for one sign-in, shown only here (stored as a hash)'),
+});
+const KeyAnswer = z.object({ api_key: ApiKeyViewSchema });
+const NewKeyAnswer = KeyAnswer.extend({
+  key: z.string().describe('the whole key: shown only in this answer (a secret key is stored as its hash)'),
+});
 const ArticleAnswer = z.object({ article: ArticleSchema });
 /** The secrets a write generated: the one answer that ever shows them. */
 const created = z
@@ -101,6 +124,7 @@ const WriteAnswer: z.ZodType<Record<string, unknown>> = z.xor([
   ),
   AgentAnswer,
   ArticleAnswer,
+  KeyAnswer.describe('r=keys with id: the key with its new origins'),
 ]);
 
 const resourceParam = z
@@ -159,6 +183,7 @@ const read = route({
       return [...PRIORITIES];
     };
     if (r === 'all') return { body: Object.fromEntries(ALL.map((name) => [name, readOne(name)])) };
+    if (r === KEYS) return { body: { keys: (await deps.keys.list()).map(apiKeyView) } };
     if (r === 'audit') return { body: { audit: await deps.audit.recent(query.limit) } };
     if (r === 'webhook_log') return { body: { webhook_log: await deps.webhookLog.recent(query.limit) } };
     if (r === 'outbox') return { body: { outbox: await deps.outbox.list(query.limit) } };
@@ -184,17 +209,22 @@ const write = route({
       ...CONFIG_RESOURCE_NAMES.map((r) => CONFIG_RESOURCES[r].input.describe(`r=${r}`)),
       AgentInputSchema.describe('r=agents'),
       ArticleInputSchema.describe('r=kb'),
+      KeyInputSchema.describe('r=keys: a new key'),
+      KeyOriginsInputSchema.describe("r=keys with id: a public key's allowed origins"),
       WebhookSecretInputSchema.describe('r=webhook_secrets'),
     ]),
   },
   responses: {
     200: { description: 'The resource as a read answers it, or the updated entry', schema: WriteAnswer },
-    201: { description: 'The new agent or article', schema: z.xor([AgentAnswer, ArticleAnswer]) },
+    201: {
+      description: 'The new agent, article or key (the key itself shown only here)',
+      schema: z.xor([AgentAnswer, ArticleAnswer, NewKeyAnswer]),
+    },
   },
   errors: {
-    404: ['resource_not_found', 'agent_not_found', 'article_not_found'],
+    404: ['resource_not_found', 'agent_not_found', 'article_not_found', 'key_not_found'],
     405: ['method_not_allowed'],
-    409: ['status_in_use'],
+    409: ['status_in_use', 'last_admin'],
   },
   async handler({ actor, query, body }, deps) {
     const r = known(query.r);
@@ -221,11 +251,23 @@ const write = route({
     }
     if (r === 'agents') {
       const input = validate(AgentInputSchema, body);
-      const { agent, created } = await upsertAgent(deps.configStore, input, deps.clock());
+      const { agent, created, password } = await upsertAgent(deps.configStore, input, deps.clock());
       await audit(deps, actor, created ? 'agent.create' : 'agent.update', agent.id, {
-        password_changed: Boolean(input.password),
+        password_changed: Boolean(input.password || password),
+        ...(password ? { one_time_password: true } : {}),
       });
-      return { status: created ? 201 : 200, body: { agent: agentView(agent) } };
+      return { status: created ? 201 : 200, body: { agent: agentView(agent), ...(password ? { password } : {}) } };
+    }
+    if (r === KEYS) {
+      const by: KeyChanger = { actor, via: 'api' };
+      if ('id' in body) {
+        const input = validate(KeyOriginsInputSchema, body);
+        const changed = await setKeyOrigins(deps.keys, deps.audit, input.id, input.origins, deps.clock(), by);
+        if (!changed) throw keyNotFound('active public key');
+        return { body: { api_key: apiKeyView(changed) } };
+      }
+      const { key, stored } = await addKey(deps.keys, deps.audit, validate(KeyInputSchema, body), deps.clock(), by);
+      return { status: 201, body: { key, api_key: apiKeyView(stored) } };
     }
     if (r === 'kb') {
       const { article, created } = await upsertArticle(
@@ -246,11 +288,17 @@ const remove = route({
   method: 'delete',
   path: '/admin',
   access: 'admin',
-  summary: 'Remove an agent or an article (r=agents|kb, id=…)',
-  description: "A deleted agent's tickets become unassigned, in both modes.",
+  summary: 'Remove an agent or an article, or revoke an API key (r=agents|kb|keys, id=…)',
+  description:
+    "A deleted agent's tickets become unassigned, in both modes. A revoked key is refused from the next " +
+    'request on (the key the request itself uses included); it stays in the list as revoked.',
   query: z.object({ r: resourceParam, id: z.string().min(1, 'is required').max(100).describe('the entry') }),
   responses: { 200: { description: 'Deleted', schema: DeletedSchema } },
-  errors: { 404: ['resource_not_found', 'agent_not_found', 'article_not_found'], 405: ['method_not_allowed'] },
+  errors: {
+    404: ['resource_not_found', 'agent_not_found', 'article_not_found', 'key_not_found'],
+    405: ['method_not_allowed'],
+    409: ['last_admin'],
+  },
   async handler({ actor, query }, deps) {
     const r = known(query.r);
     const { id } = query;
@@ -261,6 +309,10 @@ const remove = route({
     } else if (r === 'kb') {
       await removeArticle(deps.configStore, id);
       await audit(deps, actor, 'article.delete', id);
+    } else if (r === KEYS) {
+      // By id only: a prefix or a public key (which revokeKey also takes, for the CLI) is no id here.
+      if (!(await deps.keys.list()).some((k) => k.id === id && !k.revoked_at)) throw keyNotFound('active key');
+      await revokeKey(deps.keys, deps.audit, id, deps.clock(), { actor, via: 'api' });
     } else if (r === 'all' || r === 'priorities' || r === LIMITS || isOneOf(LOG_RESOURCES, r)) {
       throw readOnly(r);
     } else {
@@ -271,6 +323,8 @@ const remove = route({
     return { body: { id, deleted: true as const } };
   },
 });
+
+const keyNotFound = (what: string) => new ApiError(404, 'key_not_found', `There is no ${what} with this id.`);
 
 /** A deleted agent's tickets become unassigned, in both modes. */
 async function unassignAgent(deps: AdminDeps, agentId: string) {

@@ -100,7 +100,7 @@ export async function keysCommand(args: string[], dataDir: string, database?: Da
     if (!target) throw new CliError('keys revoke needs a key id or prefix (see ticketing keys list).');
     let running = false;
     const revoked = database
-      ? await onDatabase(database, (store, audit) => revokeKey(store, audit, target))
+      ? await onDatabase(database, async (store, audit) => (await revokeKey(store, audit, target)).view)
       : await withDataDir(
           dataDir,
           { create: false },
@@ -109,7 +109,8 @@ export async function keysCommand(args: string[], dataDir: string, database?: Da
               running = true;
               return (await controlJson<{ view: KeyView }>(dir, 'POST', '/keys/revoke', { target })).view;
             },
-            stopped: ({ configStore, audit }) => revokeKey(new ConfigKeyStore(configStore), audit, target),
+            stopped: async ({ configStore, audit }) =>
+              (await revokeKey(new ConfigKeyStore(configStore), audit, target)).view,
           },
         );
     out(revoked, `revoked ${revoked.id} (${revoked.prefix}…)`);

@@ -62,13 +62,15 @@ export async function startControlServer(dataDir: string, deps: Deps, url: strin
     const route = `${req.method} ${req.url}`;
     if (route === 'GET /status') return send(res, 200, { pid: process.pid, version: deps.version, url });
     if (route === 'GET /keys') return send(res, 200, { keys: await listKeys(deps.keys) });
-    if (route === 'POST /keys')
-      return send(res, 201, await addKey(deps.keys, deps.audit, await body(req), deps.clock()));
+    if (route === 'POST /keys') {
+      const { key, view } = await addKey(deps.keys, deps.audit, await body(req), deps.clock());
+      return send(res, 201, { key, view });
+    }
     if (route === 'POST /keys/revoke') {
       const { target } = (await body(req)) as { target?: unknown };
       if (typeof target !== 'string' || !target)
         throw new KeyCommandError('validation_failed', 'target: a key id or prefix is required');
-      return send(res, 200, { view: await revokeKey(deps.keys, deps.audit, target, deps.clock()) });
+      return send(res, 200, { view: (await revokeKey(deps.keys, deps.audit, target, deps.clock())).view });
     }
     if (route === 'POST /agents/reset-password') {
       const { email } = (await body(req)) as { email?: unknown };

@@ -7,6 +7,7 @@ import type { KeyStore } from '../store/key-store.js';
 import { isWellFormedKey, sha256, type AuthKey } from './keys.js';
 
 const BEARER = /^Bearer +(\S+) *$/i;
+const HOUR = 3_600_000;
 
 /** Failed key lookups allowed per client address and minute (`TICKETING_KEY_FAILURES_PER_MINUTE`). */
 export interface KeyFailureLimit {
@@ -32,6 +33,20 @@ function keyActor(found: AuthKey, key: string): RequestActor {
  * never meets this limit, and guessing keys is never a load test.
  */
 export function bearerKey(keys: KeyStore, failures: KeyFailureLimit): Credential {
+  const marked = new Map<string, number>();
+  /**
+   * `last_used_at`, to the hour: one write per key and hour at most (this process remembers what it
+   * wrote, so concurrent requests do not each write). Best effort: a failed write must not fail the
+   * request that merely used the key.
+   */
+  async function markUsed(found: AuthKey) {
+    if (found.id.startsWith('env:')) return; // TICKETING_KEYS are never stored
+    const now = Date.now();
+    const last = Math.max(marked.get(found.id) ?? 0, found.last_used_at ? Date.parse(found.last_used_at) : 0);
+    if (now - last < HOUR) return;
+    marked.set(found.id, now);
+    await keys.markUsed(found.id, new Date(now).toISOString()).catch(() => marked.delete(found.id));
+  }
   return async (ctx: Context) => {
     const match = BEARER.exec(ctx.get('Authorization'));
     if (!match) return undefined;
@@ -44,6 +59,7 @@ export function bearerKey(keys: KeyStore, failures: KeyFailureLimit): Credential
       await failures.limiter.count(bucket, 60_000);
       throw new ApiError(401, 'invalid_api_key', 'This API key is not valid, or it was revoked.');
     }
+    await markUsed(found);
     return keyActor(found, key);
   };
 }

@@ -37,4 +37,20 @@ export class ConfigKeyStore implements KeyStore {
     });
     return next.keys.find((k) => k.id === id);
   }
+
+  async setOrigins(id: string, origins: string[]) {
+    const isIt = (k: StoredKey) => k.id === id && k.kind === 'public' && !k.revoked_at;
+    if (!this.config.get().keys.some(isIt)) return undefined;
+    const next = await this.config.update((d) => {
+      for (const k of d.keys) if (isIt(k)) k.origins = origins;
+    });
+    return next.keys.find((k) => k.id === id);
+  }
+
+  async markUsed(id: string, at: string) {
+    if (!this.config.get().keys.some((k) => k.id === id)) return;
+    await this.config.update((d) => {
+      for (const k of d.keys) if (k.id === id) k.last_used_at = at;
+    });
+  }
 }

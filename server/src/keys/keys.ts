@@ -30,6 +30,7 @@ export function createKey(kind: KeyKind, mode: KeyMode, options: { origins?: str
     label: options.label ?? null,
     created_at: new Date().toISOString(),
     revoked_at: null,
+    last_used_at: null,
   };
   return { key, stored };
 }
@@ -45,7 +46,15 @@ export class KeyRing {
     for (const k of stored) {
       if (k.revoked_at) continue;
       const hash = k.kind === 'public' ? (k.key ? sha256(k.key) : null) : k.hash;
-      if (hash) this.byHash.set(hash, { id: k.id, kind: k.kind, mode: k.mode, prefix: k.prefix, origins: k.origins });
+      if (hash)
+        this.byHash.set(hash, {
+          id: k.id,
+          kind: k.kind,
+          mode: k.mode,
+          prefix: k.prefix,
+          origins: k.origins,
+          last_used_at: k.last_used_at,
+        });
     }
     for (const key of envKeys) {
       if (!isWellFormedKey(key)) continue; // rejected at boot with a message, see checkEnvKeys

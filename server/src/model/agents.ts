@@ -12,6 +12,12 @@ export const AgentInputSchema = z.object({
   role: z.enum(AGENT_ROLES).default('agent'),
   active: z.boolean().default(true),
   password: z.string().min(10, 'must be at least 10 characters').max(200).optional(),
+  /**
+   * true: the server makes a one-time password (answered once as `password`) that the agent must
+   * replace at their first sign-in, as the first start and `ticketing agents reset-password` do: an
+   * invitation. Not together with `password`.
+   */
+  one_time_password: z.boolean().optional(),
   two_factor_secret: z.string().min(16).max(200).nullable().optional(),
   /** Only `[]`: an admin removes an agent's passkeys (a lost device); agents add their own from the console. */
   passkeys: z.array(z.unknown()).max(0, 'can only be emptied: agents add their own passkeys').optional(),
@@ -61,6 +67,9 @@ export const AgentViewSchema = z
     role: z.enum(AGENT_ROLES),
     active: z.boolean(),
     two_factor_enabled: z.boolean(),
+    must_change_password: z
+      .boolean()
+      .describe('signed in with a one-time password (or not yet): must choose their own at the next sign-in'),
     passkey_count: z.number().int().min(0),
     created_at: isoTime,
   })

@@ -21,8 +21,44 @@ export const StoredKeySchema = z.object({
   label: z.string().nullable().default(null),
   created_at: z.string(),
   revoked_at: z.string().nullable().default(null),
+  /** When a request last authenticated with it, to the hour (keys/last-used.ts). */
+  last_used_at: z.string().nullable().default(null),
 });
 export type StoredKey = z.infer<typeof StoredKeySchema>;
+
+/** An allowed browser origin of a public key: scheme, host and port, nothing else. */
+const OriginSchema = z.string().regex(/^https?:\/\/[^/\s]+$/, 'an origin looks like https://shop.example');
+
+/** A new key (the CLI's `keys create`, `/admin r=keys`). */
+export const KeyInputSchema = z.object({
+  kind: z.enum(KEY_KINDS),
+  mode: z.enum(KEY_MODES),
+  origins: z.array(OriginSchema).max(50).default([]).describe('public keys: the browser origins allowed (empty: any)'),
+  label: z.string().trim().max(200).nullable().default(null).describe('what the key is for'),
+});
+
+/** `/admin r=keys` with an `id`: a public key's allowed origins, replaced whole, while the server runs. */
+export const KeyOriginsInputSchema = z.object({
+  id: z.string().min(1).max(100),
+  origins: z.array(OriginSchema).max(50),
+});
+
+/** A key as `/admin r=keys` reads it: never the key itself, nor its hash; the prefix identifies it. */
+export const ApiKeyViewSchema = z
+  .object({
+    id: z.string(),
+    kind: z.enum(KEY_KINDS),
+    mode: z.enum(KEY_MODES),
+    state: z.enum(['active', 'revoked']),
+    prefix: z.string().describe('the first 12 characters: enough to recognise the key, not to use it'),
+    origins: z.array(z.string()),
+    label: z.string().nullable(),
+    created_at: z.string(),
+    revoked_at: z.string().nullable(),
+    last_used_at: z.string().nullable().describe('the last request made with it, to the hour; null: never'),
+  })
+  .meta({ id: 'ApiKey' });
+export type ApiKeyView = z.infer<typeof ApiKeyViewSchema>;
 
 /** A key as a request's credential resolves it: never the key itself, nor its hash. */
 export interface AuthKey {
@@ -32,6 +68,8 @@ export interface AuthKey {
   prefix: string;
   /** Public keys: the origins a browser may use it from (empty: any). */
   origins: string[];
+  /** As stored (null for TICKETING_KEYS, which are never stored). */
+  last_used_at?: string | null;
 }
 
 /** /me: what the calling key is, and where the portal lives. */

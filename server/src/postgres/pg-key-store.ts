@@ -13,6 +13,7 @@ const authKey = (k: StoredKey): AuthKey => ({
   mode: k.mode,
   prefix: k.prefix,
   origins: k.origins,
+  last_used_at: k.last_used_at ?? null,
 });
 
 /**
@@ -58,5 +59,19 @@ export class PgKeyStore implements KeyStore {
       UPDATE api_keys SET revoked = true, data = jsonb_set(data, '{revoked_at}', to_jsonb(${at}::text))
       WHERE id = ${id} AND NOT revoked RETURNING data`;
     return row?.data;
+  }
+
+  async setOrigins(id: string, origins: string[]): Promise<StoredKey | undefined> {
+    const sql = await this.db.q();
+    // find() reads the row on every request: the next request from any instance sees the new origins.
+    const [row] = await sql<{ data: StoredKey }[]>`
+      UPDATE api_keys SET data = jsonb_set(data, '{origins}', ${sql.json(origins)})
+      WHERE id = ${id} AND NOT revoked AND data->>'kind' = 'public' RETURNING data`;
+    return row?.data;
+  }
+
+  async markUsed(id: string, at: string): Promise<void> {
+    const sql = await this.db.q();
+    await sql`UPDATE api_keys SET data = jsonb_set(data, '{last_used_at}', to_jsonb(${at}::text)) WHERE id = ${id}`;
   }
 }

@@ -1,39 +1,60 @@
 import type { z } from 'zod';
-import { notFound, validationError } from '../http/errors.js';
+import { ApiError, notFound, validationError } from '../http/errors.js';
 import type { AgentInputSchema, StoredAgent } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import { newId, randomToken } from '../model/index.js';
 import { hashPassword } from './passwords.js';
 
+const isActiveAdmin = (a: StoredAgent) => a.active && a.role === 'admin';
+
+/**
+ * Nobody may lock the portal's owners out of the console: a change that leaves no active admin where
+ * there was one (demoting, deactivating or deleting the last) is refused. A portal run with the
+ * secret key alone (no agent admin ever) is not affected.
+ */
+function keepAnAdmin(before: StoredAgent[], after: StoredAgent[]) {
+  if (before.some(isActiveAdmin) && !after.some(isActiveAdmin))
+    throw new ApiError(
+      409,
+      'last_admin',
+      'This is the last active admin: make another agent an admin first, so that someone can still open Settings.',
+    );
+}
+
 /**
  * Creates an agent (no `id`) or updates one (`id`; 404 when unknown). Emails are unique regardless of
  * case. A password is stored only as its scrypt hash; an omitted password, two-factor secret or
- * passkey list keeps the stored one.
+ * passkey list keeps the stored one. With `one_time_password` the server makes the password (answered
+ * once, as `password`), and the agent must replace it at their first sign-in.
  */
 export async function upsertAgent(
   store: ConfigStore,
   input: z.output<typeof AgentInputSchema>,
   at: Date,
-): Promise<{ agent: StoredAgent; created: boolean }> {
+): Promise<{ agent: StoredAgent; created: boolean; password?: string }> {
   const agents = store.get().agents;
   const existing = input.id === undefined ? undefined : agents.find((a) => a.id === input.id);
   if (input.id !== undefined && !existing) throw notFound('agent');
+  if (input.one_time_password && input.password)
+    throw validationError('one_time_password', 'either a password or a one-time password, not both');
   const email = input.email.toLowerCase();
   if (agents.some((a) => a.email.toLowerCase() === email && a.id !== input.id))
     throw validationError('email', 'another agent has this email');
+  const oneTime = input.one_time_password ? oneTimePassword() : undefined;
+  const password = oneTime ?? input.password;
   const agent: StoredAgent = {
     id: existing?.id ?? newId('agt'),
     name: input.name,
     email: input.email,
     role: input.role,
     active: input.active,
-    password_hash: input.password ? await hashPassword(input.password) : (existing?.password_hash ?? null),
+    password_hash: password ? await hashPassword(password) : (existing?.password_hash ?? null),
     two_factor_secret:
       input.two_factor_secret === undefined ? (existing?.two_factor_secret ?? null) : input.two_factor_secret,
     // The admin can only empty the list (AgentInputSchema).
     passkeys: input.passkeys ? [] : (existing?.passkeys ?? []),
-    // A password an admin sets is the agent's from then on; a one-time one comes from the CLI.
-    must_change_password: input.password ? false : (existing?.must_change_password ?? false),
+    // A password an admin sets is the agent's from then on; a one-time one is for one sign-in.
+    must_change_password: oneTime ? true : input.password ? false : (existing?.must_change_password ?? false),
     // An admin resetting two-factor (two_factor_secret null) takes the recovery codes with it.
     two_factor_pending: existing?.two_factor_pending ?? null,
     recovery_codes: input.two_factor_secret === undefined ? (existing?.recovery_codes ?? []) : [],
@@ -41,16 +62,21 @@ export async function upsertAgent(
     created_at: existing?.created_at ?? at.toISOString(),
   };
   await store.update((d) => {
-    d.agents = existing ? d.agents.map((a) => (a.id === agent.id ? agent : a)) : [...d.agents, agent];
+    const next = existing ? d.agents.map((a) => (a.id === agent.id ? agent : a)) : [...d.agents, agent];
+    // Checked on the data being written, so two admins demoting each other at once cannot both pass.
+    keepAnAdmin(d.agents, next);
+    d.agents = next;
   });
-  return { agent, created: !existing };
+  return { agent, created: !existing, ...(oneTime ? { password: oneTime } : {}) };
 }
 
-/** Removes an agent (404 when unknown); their tickets are unassigned by the caller. */
+/** Removes an agent (404 when unknown; 409 for the last active admin); their tickets are unassigned by the caller. */
 export async function removeAgent(store: ConfigStore, id: string) {
   if (!store.get().agents.some((a) => a.id === id)) throw notFound('agent');
   await store.update((d) => {
-    d.agents = d.agents.filter((a) => a.id !== id);
+    const next = d.agents.filter((a) => a.id !== id);
+    keepAnAdmin(d.agents, next);
+    d.agents = next;
   });
 }
 

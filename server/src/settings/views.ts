@@ -10,6 +10,7 @@ export function agentView(a: StoredAgent): AgentView {
     role: a.role,
     active: a.active,
     two_factor_enabled: a.two_factor_secret !== null,
+    must_change_password: a.must_change_password,
     passkey_count: a.passkeys.length,
     created_at: a.created_at,
   };

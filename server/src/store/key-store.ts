@@ -14,4 +14,11 @@ export interface KeyStore {
   add(...keys: StoredKey[]): Promise<void>;
   /** Marks an active key revoked; the key as it now is, or undefined when there is no such active key. */
   revoke(id: string, at: string): Promise<StoredKey | undefined>;
+  /**
+   * Replaces an active public key's allowed origins; the key as it now is, or undefined when there is
+   * no such active public key. Takes effect at the next request.
+   */
+  setOrigins(id: string, origins: string[]): Promise<StoredKey | undefined>;
+  /** Records `last_used_at` (the caller writes at most once an hour per key). */
+  markUsed(id: string, at: string): Promise<void>;
 }
