@@ -147,6 +147,7 @@ export function Reports() {
             aria-describedby={described('agent')}
           >
             <option value="">{r.any}</option>
+            <option value="none">{r.unassigned}</option>
             <option value={me.id}>
               {r.me} ({me.name})
             </option>

@@ -24,7 +24,7 @@ export const ReportSchema = z
     }),
     filters: z.strictObject({
       category: z.string().nullable(),
-      agent: z.string().nullable().describe('the assignee’s agent id'),
+      agent: z.string().nullable().describe('the assignee’s agent id, or none (the unassigned)'),
       tag: z.string().nullable(),
     }),
     generated_at: isoTime,

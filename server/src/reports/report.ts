@@ -8,6 +8,7 @@ const MINUTE = 60_000;
 /** A leap year: the per-day rows stay a size a chart and a spreadsheet take. */
 const MAX_DAYS = 366;
 const MAX_COMMENTS = 100;
+const UNASSIGNED = 'none';
 
 /** The days a report covers, as dates in the portal's time zone and as the instants they span. */
 export interface Period {
@@ -97,7 +98,8 @@ export async function buildReport(
 
   for await (const { item: t, firstResponseAt } of tickets) {
     if (filters.category !== undefined && t.category !== filters.category) continue;
-    if (filters.agent !== undefined && t.agent_id !== filters.agent) continue;
+    // `none`: the unassigned (an agent id is agt_…, never that word).
+    if (filters.agent !== undefined && t.agent_id !== (filters.agent === UNASSIGNED ? null : filters.agent)) continue;
     if (filters.tag !== undefined && !t.tags.includes(filters.tag)) continue;
     const created = Date.parse(t.created_at);
     const closed = t.closed_at === null ? null : Date.parse(t.closed_at);

@@ -246,6 +246,15 @@ describe('GET /reports: every figure, hand-counted', () => {
     expect(vip.resolution).toEqual({ count: 2, median_minutes: 750, p90_minutes: 1440 });
     expect(vip.backlog.total).toBe(0);
 
+    const unassigned = await report(`${PERIOD}&agent=none`); // G A C H D F I
+    expect(unassigned.filters.agent).toBe('none');
+    expect(unassigned.days.map((d: any) => [d.opened, d.closed])).toEqual([
+      [2, 2], // A C; G A
+      [2, 1], // H D; H
+      [1, 1], // F; F
+    ]);
+    expect(unassigned.backlog).toEqual(backlog(2, 1)); // C I open, D pending
+
     const both = await report(`${PERIOD}&tag=vip&agent=${grace.id}`); // B
     expect(both.totals).toEqual({ opened: 1, closed: 1 });
     const none = await report(`${PERIOD}&category=nothing`);

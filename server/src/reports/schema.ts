@@ -12,7 +12,7 @@ export const ReportQuery = z.object({
   from: day('the first day; default: 29 days before `to`'),
   to: day('the last day, included; default: today'),
   category: optional(z.string().max(32)).describe('only tickets of this category id'),
-  agent: optional(z.string().max(100)).describe('only tickets assigned to this agent id'),
+  agent: optional(z.string().max(100)).describe('only tickets assigned to this agent id; `none`: the unassigned'),
   tag: optional(z.string().max(100)).describe('only tickets with this tag'),
   format: optional(z.enum(REPORT_FORMATS, 'must be json or csv'))
     .transform((f) => f ?? 'json')
