@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { expectAccessible, makeAgent, openConsole, signIn, SHOTS, startStack, type Stack } from './harness.js';
+import { axeFindings, makeAgent, openConsole, signIn, SHOTS, startStack, type Stack } from './harness.js';
 
 // The settings area's frame: admins reach every section from the header, agents never see it, and a
 // save that the server refuses shows its message beside the field without losing the edit.
@@ -77,7 +77,7 @@ describe('settings', () => {
         const name = href.split('/').pop()!;
         for (const scheme of ['light', 'dark'] as const) {
           await page.emulateMedia({ colorScheme: scheme });
-          await expectAccessible(page, `settings/${name} ${width}px ${scheme}`);
+          expect(await axeFindings(page), `axe on settings/${name} ${width}px ${scheme}`).toEqual([]);
           if (width === 1280 || scheme === 'light')
             await page.screenshot({ path: `${SHOTS}settings-${name}-${width}-${scheme}.png`, fullPage: true });
         }

@@ -4,7 +4,7 @@ import { ApiError } from '../../api/client.js';
 import { Modal } from '../../components/Modal.js';
 import { fill } from '../../i18n/t.js';
 import { useStore, useStrings } from '../../state/context.js';
-import { Choice, CopyButton, TextInput } from '../controls.js';
+import { Choice, CopyButton, TextInput } from '../kit/controls.js';
 import '../entries.css';
 import { agentStrings } from './strings.js';
 

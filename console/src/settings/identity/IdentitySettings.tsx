@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useStrings } from '../../state/context.js';
-import { CopyButton, SettingsForm, TextInput, Toggle } from '../controls.js';
-import { useResource } from '../useResource.js';
+import { CopyButton, SettingsForm, TextInput, Toggle } from '../kit/controls.js';
+import { useResource } from '../kit/useResource.js';
 import './identity.css';
 import { EXAMPLES, SNIPPET } from './examples.js';
 import { identityStrings } from './strings.js';

@@ -5,7 +5,7 @@ import { Modal } from '../../components/Modal.js';
 import { dateTime } from '../../components/format.js';
 import { fill } from '../../i18n/t.js';
 import { useStore, useStrings } from '../../state/context.js';
-import { Choice, CopyButton, TextArea, TextInput } from '../controls.js';
+import { Choice, CopyButton, TextArea, TextInput } from '../kit/controls.js';
 import '../entries.css';
 import { keyStrings } from './strings.js';
 
