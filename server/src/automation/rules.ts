@@ -54,7 +54,7 @@ export interface RuleVerdict {
   conditions: { condition: Condition; actual: string; holds: boolean }[];
 }
 
-export function judgeRule(rule: Rule, x: RuleInput): RuleVerdict {
+function judgeRule(rule: Rule, x: RuleInput): RuleVerdict {
   const conditions = rule.conditions.map((condition) => {
     const actual = fieldValue(condition, x);
     return { condition, actual, holds: conditionHolds(condition, actual) };

@@ -23,7 +23,7 @@ const withCurrent = (options: Option[], value: string) =>
   value === '' || options.some((o) => o.value === value) ? options : [{ value, label: value }, ...options];
 
 /** What the value of an action may be: a list to pick from, or free text (a mail address, a URL). */
-export function useActionChoices(): (type: Action['type']) => Option[] | null {
+function useActionChoices(): (type: Action['type']) => Option[] | null {
   const s = useStore();
   return (type) => {
     const meta = s.meta.value;
