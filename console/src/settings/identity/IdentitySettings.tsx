@@ -55,7 +55,10 @@ export function IdentitySettings() {
   useEffect(() => {
     if (!trying) return void setSignature('');
     let live = true;
-    sign(secret, email).then((sig) => live && setSignature(sig));
+    sign(secret, email).then(
+      (sig) => live && setSignature(sig),
+      () => live && setSignature(''),
+    );
     return () => void (live = false);
   }, [secret, email]);
 
