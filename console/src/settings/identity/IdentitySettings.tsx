@@ -115,7 +115,9 @@ export function IdentitySettings() {
             <div class="once banner">
               <p class="hint">{t.copyBeforeSave}</p>
               <CopyButton text={secret} />
-              <h3>{t.tryIt}</h3>
+              <p>
+                <strong>{t.tryIt}</strong>
+              </p>
               <TextInput id="identity-try" label={t.tryEmail} value={email} onChange={setEmail} />
               <p class="hint">{t.tryHint}</p>
               <code class="signature" data-testid="signature">
