@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { makeAgent, openConsole, SHOTS, signIn, startStack, type Stack } from './harness.js';
@@ -6,6 +7,11 @@ import { makeAgent, openConsole, SHOTS, signIn, startStack, type Stack } from '.
 // The people and access screens of Settings: agents (invitations with a one-time password, roles,
 // deactivation, deletion, the last admin kept), API keys (made, used, revoked while the server runs),
 // verified customers (the identity secret and snippet) and the knowledge base (editor, preview, search).
+// axe-core as the demo site's tests load it (one copy in the workspace).
+const axeSource = (
+  createRequire(new URL('../../demo-site/package.json', import.meta.url))('axe-core') as { source: string }
+).source;
+
 describe('settings: people, keys, identity, knowledge base', () => {
   let stack: Stack;
   beforeAll(async () => {
@@ -17,6 +23,19 @@ describe('settings: people, keys, identity, knowledge base', () => {
 
   type AgentRow = { id: string; email: string; role: string; active: boolean; must_change_password: boolean };
   const storedAgents = async () => (await stack.api.call('GET', '/admin?r=agents')).body.agents as AgentRow[];
+
+  /** axe-core on the open settings screen: the violations, as rule id and where. */
+  async function axe(page: Page): Promise<string[]> {
+    // Through the debugger, not a <script>: the console's CSP allows no inline script (rightly).
+    if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+    return page.evaluate(async () => {
+      const run = (window as unknown as { axe: { run: (ctx: unknown) => Promise<any> } }).axe.run;
+      const result = await run({ include: [['.settings-main']] });
+      return (result.violations as { id: string; nodes: { target: string[] }[] }[]).flatMap((v) =>
+        v.nodes.map((n) => `${v.id} ${n.target.join(' ')}`),
+      );
+    });
+  }
 
   /** Screenshots of a screen at a desktop and a phone width, light and dark, for a look before reporting. */
   async function shots(page: Page, name: string) {
@@ -52,6 +71,7 @@ describe('settings: people, keys, identity, knowledge base', () => {
       .getByRole('row', { name: /ada@shop\.example/ })
       .getByText('One-time password', { exact: true })
       .waitFor();
+    expect(await axe(page)).toEqual([]);
     await shots(page, 'agents');
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await page.locator('.once').count()).toBe(0);
@@ -128,6 +148,7 @@ describe('settings: people, keys, identity, knowledge base', () => {
     expect(await me(key)).toEqual({ status: 200, code: undefined });
     const row = page.getByRole('row', { name: new RegExp(key.slice(0, 12)) });
     await row.getByText('ERP sync').waitFor();
+    expect(await axe(page)).toEqual([]);
     await shots(page, 'keys');
     await page.getByRole('button', { name: 'Done' }).click();
     // Gone for good: not in the page after a reload, nor in the API's read.
@@ -183,6 +204,7 @@ describe('settings: people, keys, identity, knowledge base', () => {
     const email = 'ada@example.com';
     const expected = createHmac('sha256', secret).update(email).digest('hex');
     await expect.poll(() => page.getByTestId('signature').textContent()).toBe(expected);
+    expect(await axe(page)).toEqual([]);
     await shots(page, 'identity');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').getByText('Saved').waitFor();
@@ -267,6 +289,7 @@ describe('settings: people, keys, identity, knowledge base', () => {
     await hits.getByText('How do refunds work?').waitFor();
     expect(await hits.locator('mark').count()).toBeGreaterThan(0);
     expect(await customerFinds('refunds')).toEqual(['How do refunds work?']);
+    expect(await axe(page)).toEqual([]);
     await shots(page, 'kb');
 
     await nav.getByRole('button', { name: 'Unpublish: How do refunds work?' }).click();

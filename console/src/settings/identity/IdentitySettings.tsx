@@ -55,7 +55,10 @@ export function IdentitySettings() {
   useEffect(() => {
     if (!trying) return void setSignature('');
     let live = true;
-    sign(secret, email).then((sig) => live && setSignature(sig));
+    sign(secret, email).then(
+      (sig) => live && setSignature(sig),
+      () => live && setSignature(''),
+    );
     return () => void (live = false);
   }, [secret, email]);
 
@@ -112,7 +115,9 @@ export function IdentitySettings() {
             <div class="once banner">
               <p class="hint">{t.copyBeforeSave}</p>
               <CopyButton text={secret} />
-              <h3>{t.tryIt}</h3>
+              <p>
+                <strong>{t.tryIt}</strong>
+              </p>
               <TextInput id="identity-try" label={t.tryEmail} value={email} onChange={setEmail} />
               <p class="hint">{t.tryHint}</p>
               <code class="signature" data-testid="signature">

@@ -60,7 +60,7 @@ export function KbSettings() {
     const words = q.trim();
     if (!words) return void setHits(null);
     let live = true;
-    const timer = setTimeout(async () => {
+    const search = async () => {
       const res = await fetch(`${s.api.base}/kb?q=${encodeURIComponent(words)}`, {
         credentials: 'same-origin',
         headers: { Accept: 'application/json', 'Accept-Language': s.locale.value },
@@ -76,7 +76,8 @@ export function KbSettings() {
           body?.error?.code === 'module_disabled' ? t.kbOff : (body?.error?.message ?? s.t.value.networkError),
         );
       }
-    }, 250);
+    };
+    const timer = setTimeout(() => void search(), 250);
     return () => {
       live = false;
       clearTimeout(timer);
