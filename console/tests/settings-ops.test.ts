@@ -210,4 +210,33 @@ describe('settings: mail, modules, anti-spam, audit', () => {
       await hook.close();
     }
   });
+
+  test('audit: the log filters by action and target and pages to older entries', async () => {
+    // 55 audited writes by the secret key, on top of what the other tests did.
+    for (let i = 0; i < 55; i++) await stack.api.call('POST', '/admin?r=form', { json: { privacy_notice: `v${i}` } });
+    const { page, errors, close } = await open('/console/settings/audit');
+    const rows = page.locator('.ops-table tbody tr');
+    await expect.poll(() => rows.count()).toBe(50);
+    await page.getByRole('button', { name: 'Older entries' }).click();
+    await expect.poll(() => rows.count()).toBeGreaterThan(55);
+    const all = (await stack.api.call('GET', '/admin?r=audit&limit=500')).body.audit;
+    expect(await rows.count()).toBe(all.length);
+    expect(await rows.last().textContent()).toContain(all[all.length - 1].action);
+
+    await page.getByLabel('Action').fill('webhook.');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain('webhook.test');
+    await page.getByLabel('Action').fill('config.update');
+    await page.getByLabel('Target').fill('modules');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toMatch(/Grace Hopper/); // the admin who saved it, by name
+    expect(await page.getByRole('button', { name: 'Older entries' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => rows.count()).toBe(50);
+    expect(await axe(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await close();
+  });
 });

@@ -3,6 +3,7 @@ import type { AdminDeps } from './admin/routes.js';
 import type { Config } from './config/config.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import type { KeyStore } from './store/key-store.js';
+import type { AuditStore } from './store/log-store.js';
 import type { OpenApiDeps } from './openapi/routes.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { PortalDeps } from './portal/routes.js';
@@ -21,6 +22,8 @@ import type { LinkDeps } from './links/routes.js';
 export interface Deps
   extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps, SessionRouteDeps, UpdatesDeps, LiveDeps, LinkDeps {
   config: Config;
+  /** The audit log: every feature appends; /admin?r=audit searches it. */
+  audit: AuditStore;
   /** The API keys (the bearer credential looks them up by hash). */
   keys: KeyStore;
   logger: Logger;

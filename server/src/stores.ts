@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { AuditEntry } from './audit/audit.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { LocalBus, type LiveBus } from './live/bus.js';
 import { ConfigKeyStore } from './keys/key-store.js';
@@ -15,7 +14,8 @@ import type { JobStore } from './store/job-store.js';
 import type { KeyStore } from './store/key-store.js';
 import { FileSessionStore } from './store/file-session-store.js';
 import type { SessionStore } from './store/session-store.js';
-import type { LogStore } from './store/log-store.js';
+import type { AuditStore, LogStore } from './store/log-store.js';
+import { FileAuditLog } from './store/file-audit-log.js';
 import type { FileStore, TicketStore } from './store/ticket-store.js';
 import { orderedWrites, type UnitOfWork } from './store/unit-of-work.js';
 
@@ -31,7 +31,7 @@ export interface Stores {
   sessions: SessionStore;
   live: TicketStore & FileStore;
   test: TicketStore & FileStore;
-  audit: LogStore<AuditEntry>;
+  audit: AuditStore;
   webhookLog: LogStore<WebhookLogEntry>;
   jobs: JobStore;
   /** Deliveries given up or held back. */
@@ -61,7 +61,7 @@ export async function openFileStores(
   const [live, test, audit, webhookLog, outboxLog, jobs, sessions] = await Promise.all([
     FileTicketStore.open(dataDir, 'live'),
     FileTicketStore.open(dataDir, 'test'),
-    AppendLog.open<AuditEntry>(join(dataDir, 'audit.jsonl')),
+    FileAuditLog.open(join(dataDir, 'audit.jsonl')),
     AppendLog.open<WebhookLogEntry>(join(dataDir, 'webhook_log.jsonl')),
     AppendLog.open<OutboxEntry>(join(dataDir, 'outbox_log.jsonl')),
     FileJobStore.open(dataDir, logger),

@@ -760,3 +760,67 @@ describe('limits', () => {
     }
   });
 });
+
+describe('audit log search', () => {
+  it('filters by actor, action, target and time, and pages with before', async () => {
+    let now = new Date('2026-11-23T10:00:00Z');
+    const r = await startServer({ clock: () => now });
+    try {
+      const at = (iso: string) => (now = new Date(iso));
+      at('2026-11-23T10:00:00Z');
+      await r.call('POST', '/admin?r=design', { json: { title: 'One' } });
+      at('2026-11-23T11:00:00Z');
+      const t = await createTicket(r, {}, r.keys.sk);
+      at('2026-11-23T12:00:00Z');
+      await r.call('POST', '/priority', { json: { ticket_id: t.id, priority: 'high' } });
+      at('2026-11-23T13:00:00Z');
+      await r.call('POST', '/admin?r=form', { json: { require_category: true } });
+      at('2026-11-23T14:00:00Z');
+      await r.call('POST', '/status', { json: { ticket_id: t.id, status: 'pending' } });
+      const actions = async (query: string) => {
+        const res = await r.call('GET', `/admin?r=audit&${query}`);
+        expect(res.status).toBe(200);
+        return res.body.audit.map((e: { action: string; target: string | null }) => `${e.action} ${e.target}`);
+      };
+      expect(await actions('action=ticket.')).toEqual([
+        `ticket.status_changed ${t.id}`,
+        `ticket.priority_changed ${t.id}`,
+        `ticket.created ${t.id}`,
+      ]);
+      expect(await actions('action=config.update&target=form')).toEqual(['config.update form']);
+      expect(await actions(`actor=${r.keys.sk.slice(0, 12)}&action=config`)).toEqual([
+        'config.update form',
+        'config.update design',
+      ]);
+      expect(await actions('actor=SECRET&limit=1')).toEqual([`ticket.status_changed ${t.id}`]); // a kind, any case
+      expect(await actions('actor=nobody')).toEqual([]);
+      // Time: from inclusive, to exclusive, offsets understood.
+      expect(await actions('from=2026-11-23T11:00:00Z&to=2026-11-23T13:00:00Z')).toEqual([
+        `ticket.priority_changed ${t.id}`,
+        `ticket.created ${t.id}`,
+      ]);
+      expect(await actions('from=2026-11-23T14:00:00%2B01:00')).toEqual([
+        `ticket.status_changed ${t.id}`,
+        'config.update form',
+      ]);
+      // Paging: the next page starts after the last entry shown, filters still apply.
+      const page1 = (await r.call('GET', '/admin?r=audit&limit=2')).body.audit;
+      expect(page1.map((e: { action: string }) => e.action)).toEqual(['ticket.status_changed', 'config.update']);
+      const page2 = (await r.call('GET', `/admin?r=audit&limit=2&before=${page1[1].id}`)).body.audit;
+      expect(page2.map((e: { action: string }) => e.action)).toEqual(['ticket.priority_changed', 'ticket.created']);
+      const page3 = (await r.call('GET', `/admin?r=audit&limit=2&before=${page2[1].id}`)).body.audit;
+      expect(page3.map((e: { action: string }) => e.action)).toEqual(['config.update']);
+      expect(
+        (await r.call('GET', `/admin?r=audit&action=ticket.&before=${page1[0].id}`)).body.audit.map(
+          (e: { action: string }) => e.action,
+        ),
+      ).toEqual(['ticket.priority_changed', 'ticket.created']);
+      expect((await r.call('GET', '/admin?r=audit&before=aud_unknown')).body.audit).toEqual([]);
+      const bad = await r.call('GET', '/admin?r=audit&from=yesterday');
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.param).toBe('from');
+    } finally {
+      await r.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { auditEntry, type AuditLog } from '../audit/audit.js';
+import { auditEntry } from '../audit/audit.js';
 import { formInt, optional } from '../http/coerce.js';
 import { ApiError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
@@ -37,7 +37,7 @@ import { setWebhookSecret } from '../settings/webhook-secrets.js';
 import type { Config } from '../config/config.js';
 import type { ConfigStore } from '../store/config-store.js';
 import type { KeyStore } from '../store/key-store.js';
-import type { LogStore } from '../store/log-store.js';
+import type { AuditStore, LogStore } from '../store/log-store.js';
 import type { TicketStore } from '../store/ticket-store.js';
 
 /** What /admin needs from the app. */
@@ -46,7 +46,8 @@ export interface AdminDeps {
   configStore: ConfigStore;
   keys: KeyStore;
   tickets: Record<KeyMode, TicketStore>;
-  audit: AuditLog;
+  /** Searchable: r=audit's filters and cursor. */
+  audit: AuditStore;
   webhookLog: LogStore<WebhookLogEntry>;
   outbox: { list(limit: number): Promise<OutboxEntry[]> };
   clock: () => Date;
@@ -153,6 +154,9 @@ function limitsView(config: AdminDeps['config']): LimitsView {
   };
 }
 
+/** Stored times are UTC ISO strings: a filter time with an offset becomes one, so they compare as text. */
+const iso = (t: string | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
+
 const readOnly = (r: string) =>
   new ApiError(405, 'method_not_allowed', `${r} is read-only.`, { headers: { Allow: 'GET' } });
 
@@ -169,6 +173,18 @@ const read = route({
     limit: optional(formInt({ min: 1, digits: '^0*[1-9][0-9]{0,14}$' }))
       .transform((n) => Math.min(n ?? 100, 500))
       .describe('logs (audit, webhook_log, outbox): how many entries, newest first (default 100, at most 500)'),
+    actor: optional(z.string().min(1).max(200)).describe(
+      'r=audit: an agent id or name (any case), a key prefix, or a kind (system, secret, public, agent)',
+    ),
+    action: optional(z.string().min(1).max(100)).describe(
+      'r=audit: the action or its start (ticket. finds all ticket actions)',
+    ),
+    target: optional(z.string().min(1).max(200)).describe('r=audit: the target, exactly'),
+    from: optional(z.iso.datetime({ offset: true })).describe('r=audit: entries at or after this time'),
+    to: optional(z.iso.datetime({ offset: true })).describe('r=audit: entries before this time'),
+    before: optional(z.string().min(1).max(100)).describe(
+      'r=audit: the id of the last entry of the page before; answers the older entries after it',
+    ),
   }),
   responses: { 200: { description: '{ "<r>": value }; r=all: every resource but the logs', schema: ReadAnswer } },
   errors: { 404: ['resource_not_found'] },
@@ -184,7 +200,14 @@ const read = route({
     };
     if (r === 'all') return { body: Object.fromEntries(ALL.map((name) => [name, readOne(name)])) };
     if (r === KEYS) return { body: { keys: (await deps.keys.list()).map(apiKeyView) } };
-    if (r === 'audit') return { body: { audit: await deps.audit.recent(query.limit) } };
+    if (r === 'audit') {
+      const { actor, action, target, from, to, before } = query;
+      const filter = { actor, action, target, before, from: iso(from), to: iso(to) };
+      const plain = Object.values(filter).every((v) => v === undefined);
+      return {
+        body: { audit: plain ? await deps.audit.recent(query.limit) : await deps.audit.search(filter, query.limit) },
+      };
+    }
     if (r === 'webhook_log') return { body: { webhook_log: await deps.webhookLog.recent(query.limit) } };
     if (r === 'outbox') return { body: { outbox: await deps.outbox.list(query.limit) } };
     if (r === LIMITS) return { body: { limits: limitsView(deps.config) } };

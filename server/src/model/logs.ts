@@ -93,3 +93,34 @@ export const OutboxRetryAnswerSchema = z.object({
   id: z.string().describe('the delivery (outbox id)'),
   next_attempt_at: isoTime.describe('now: the outbox sends it at once'),
 });
+
+/** r=audit's filters (all optional, all must hold) and its cursor. */
+export interface AuditFilter {
+  /** An agent's id or name (any case), a key's prefix, or a kind (`system`, `secret`, `public`, `agent`). */
+  actor?: string | undefined;
+  /** The action, or its start: `ticket.` finds every ticket action. */
+  action?: string | undefined;
+  target?: string | undefined;
+  /** ISO times: from inclusive, to exclusive. */
+  from?: string | undefined;
+  to?: string | undefined;
+  /** The id of the last entry of the page before: the next page starts after it (older). */
+  before?: string | undefined;
+}
+
+/** Whether an entry passes the filters (the JSON store's search; PostgreSQL asks the same in SQL). */
+export function auditMatches(f: AuditFilter): (e: AuditEntry) => boolean {
+  const actor = f.actor?.toLowerCase();
+  return (e) => {
+    if (actor !== undefined) {
+      const a = e.actor as { kind: string; id?: string; name?: string; prefix?: string | null };
+      const hit = a.id === f.actor || a.prefix === f.actor || a.kind === actor || a.name?.toLowerCase() === actor;
+      if (!hit) return false;
+    }
+    if (f.action !== undefined && !e.action.startsWith(f.action)) return false;
+    if (f.target !== undefined && e.target !== f.target) return false;
+    if (f.from !== undefined && e.at < f.from) return false;
+    if (f.to !== undefined && e.at >= f.to) return false;
+    return true;
+  };
+}

@@ -8,7 +8,7 @@ import { PgJobStore } from './pg-job-store.js';
 import { PgKeyStore } from './pg-key-store.js';
 import { PgLeadership } from './pg-leadership.js';
 import { PgLiveBus } from './pg-live-bus.js';
-import { PgLog } from './pg-log.js';
+import { PgAuditLog, PgLog } from './pg-log.js';
 import { PgSessionStore } from './pg-session-store.js';
 import { PgRateLimiter } from './pg-rate-limiter.js';
 import { PgTicketStore } from './pg-ticket-store.js';
@@ -39,7 +39,7 @@ export async function openPostgresStores(
       sessions: new PgSessionStore(db),
       live: new PgTicketStore(db, 'live'),
       test: new PgTicketStore(db, 'test'),
-      audit: new PgLog(db, 'audit'),
+      audit: new PgAuditLog(db),
       webhookLog: new PgLog(db, 'webhook'),
       jobs: new PgJobStore(db),
       outboxLog: new PgLog(db, 'outbox'),

@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
-import type { LogStore } from '../store/log-store.js';
+import type { AuditEntry, AuditFilter } from '../model/index.js';
+import type { AuditStore, LogStore } from '../store/log-store.js';
 import type { Database } from './database.js';
 
 /**
@@ -9,7 +10,7 @@ import type { Database } from './database.js';
  */
 export class PgLog<T> implements LogStore<T> {
   constructor(
-    private readonly db: Database,
+    protected readonly db: Database,
     readonly name: string,
   ) {}
 
@@ -27,5 +28,38 @@ export class PgLog<T> implements LogStore<T> {
 
   close() {
     return Promise.resolve();
+  }
+}
+
+/** The audit log's rows, searched in SQL (the filters of model/logs.ts auditMatches, the cursor by seq). */
+export class PgAuditLog extends PgLog<AuditEntry> implements AuditStore {
+  constructor(db: Database) {
+    super(db, 'audit');
+  }
+
+  async search(f: AuditFilter, limit: number): Promise<AuditEntry[]> {
+    const sql = await this.db.q();
+    const none = sql``;
+    const actor = f.actor;
+    const rows = await sql<{ entry: AuditEntry }[]>`
+      SELECT entry FROM logs WHERE log = 'audit'
+      ${
+        actor !== undefined
+          ? sql`AND (entry->'actor'->>'id' = ${actor} OR entry->'actor'->>'prefix' = ${actor}
+              OR entry->'actor'->>'kind' = ${actor.toLowerCase()}
+              OR lower(entry->'actor'->>'name') = ${actor.toLowerCase()})`
+          : none
+      }
+      ${f.action !== undefined ? sql`AND starts_with(entry->>'action', ${f.action})` : none}
+      ${f.target !== undefined ? sql`AND entry->>'target' = ${f.target}` : none}
+      ${f.from !== undefined ? sql`AND entry->>'at' >= ${f.from}` : none}
+      ${f.to !== undefined ? sql`AND entry->>'at' < ${f.to}` : none}
+      ${
+        f.before !== undefined
+          ? sql`AND seq < (SELECT seq FROM logs WHERE log = 'audit' AND entry->>'id' = ${f.before})`
+          : none
+      }
+      ORDER BY seq DESC LIMIT ${limit}`;
+    return rows.map((r) => r.entry);
   }
 }

@@ -68,6 +68,35 @@ export class AppendLog<T> implements LogStore<T> {
     return Promise.resolve(this.recentEntries.slice(-limit).reverse());
   }
 
+  /**
+   * Up to `limit` entries passing `match`, newest first, from the whole file (the audit log's search).
+   * With `isCursor`, only entries older than the one it names; none when that entry is not in the file.
+   */
+  async scan(match: (e: T) => boolean, limit: number, isCursor?: (e: T) => boolean): Promise<T[]> {
+    await this.flushing;
+    const { size } = await this.handle.stat();
+    const buffer = Buffer.alloc(size);
+    await this.handle.read(buffer, 0, size, 0);
+    const lines = buffer.toString('utf8').split('\n');
+    const found: T[] = [];
+    let started = !isCursor;
+    for (let i = lines.length - 1; i >= 0 && found.length < limit; i--) {
+      if (!lines[i]) continue;
+      let entry: T;
+      try {
+        entry = JSON.parse(lines[i]!) as T;
+      } catch {
+        continue; // a line cut by a crash
+      }
+      if (!started) {
+        started = isCursor!(entry);
+        continue;
+      }
+      if (match(entry)) found.push(entry);
+    }
+    return found;
+  }
+
   async close() {
     await this.flushing;
     await this.handle.close();
