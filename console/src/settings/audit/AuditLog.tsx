@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../../api/client.js';
 import { dateTime } from '../../components/format.js';
 import { useStore, useStrings } from '../../state/context.js';
-import { TextInput } from '../controls.js';
+import { TextInput } from '../kit/controls.js';
 import { auditStrings } from './strings.js';
 import './audit.css';
 
