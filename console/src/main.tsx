@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { App } from './components/App.js';
+import { App } from './app/App.js';
 import { createStore } from './state/store.js';
 import './styles/console.css';
 

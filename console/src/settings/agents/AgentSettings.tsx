@@ -5,7 +5,7 @@ import { Modal } from '../../components/Modal.js';
 import { fill } from '../../i18n/t.js';
 import { useStore, useStrings } from '../../state/context.js';
 import { Choice, CopyButton, TextInput } from '../kit/controls.js';
-import '../entries.css';
+import '../kit/entries.css';
 import { agentStrings } from './strings.js';
 
 type Role = AgentView['role'];

@@ -8,7 +8,7 @@ import { relative } from '../../components/format.js';
 import { fill } from '../../i18n/t.js';
 import { useStore, useStrings } from '../../state/context.js';
 import { TextArea, TextInput, Toggle } from '../kit/controls.js';
-import '../entries.css';
+import '../kit/entries.css';
 import './kb.css';
 import { kbStrings } from './strings.js';
 

@@ -6,7 +6,7 @@ import { dateTime } from '../../components/format.js';
 import { fill } from '../../i18n/t.js';
 import { useStore, useStrings } from '../../state/context.js';
 import { Choice, CopyButton, TextArea, TextInput } from '../kit/controls.js';
-import '../entries.css';
+import '../kit/entries.css';
 import { keyStrings } from './strings.js';
 
 type Kind = ApiKeyView['kind'];

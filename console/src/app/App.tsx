@@ -3,12 +3,12 @@ import { useEffect, useState } from 'preact/hooks';
 import { LocationProvider, useLocation } from 'preact-iso/router';
 import { StoreContext, useStore } from '../state/context.js';
 import type { Store } from '../state/store.js';
-import { Header } from './Header.js';
-import { Profile } from './Profile.js';
-import { Shortcuts } from './Shortcuts.js';
-import { PasswordChange, SignIn } from './SignIn.js';
-import { Toasts } from './Toasts.js';
-import { Workspace } from './Workspace.js';
+import { Header } from '../components/Header.js';
+import { Profile } from '../components/Profile.js';
+import { Shortcuts } from '../components/Shortcuts.js';
+import { PasswordChange, SignIn } from '../components/SignIn.js';
+import { Toasts } from '../components/Toasts.js';
+import { Workspace } from '../components/Workspace.js';
 
 const ROOT = '/console/';
 const SIGN_IN = '/console/sign-in';
