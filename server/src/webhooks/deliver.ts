@@ -23,7 +23,7 @@ function signature(secret: string, body: string, t: number): string {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
-export function webhookSettings(config: ConfigData) {
+function webhookSettings(config: ConfigData) {
   const m = config.modules.find((x) => x.name === 'webhooks');
   if (!m || !m.enabled || m.name !== 'webhooks' || !m.settings) return undefined;
   return m.settings;
