@@ -73,7 +73,7 @@ describe('settings', () => {
       for (const href of hrefs) {
         await nav.locator(`a[href="${href}"]`).click();
         await page.locator('#main h1').first().waitFor();
-        await page.getByText('Loading…').waitFor({ state: 'detached' });
+        await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
         const name = href.split('/').pop()!;
         for (const scheme of ['light', 'dark'] as const) {
           await page.emulateMedia({ colorScheme: scheme });
