@@ -3,7 +3,6 @@ import { useStore, useStrings } from '../../state/context.js';
 import { LinesInput, SecretInput, SettingsForm, SubForm, TextInput, Toggle } from '../kit/controls.js';
 import { useResource } from '../kit/useResource.js';
 import { antispamStrings } from './strings.js';
-import './antispam.css';
 
 /** `/admin r=blocklists`: docs/api.md "/admin", `blocklists`. */
 interface Blocklists {

@@ -284,6 +284,8 @@ export function SettingsForm<T>(props: {
    */
   headingId?: string;
   saveLabel?: string;
+  /** The section's class: `settings-sub` for a further resource below the page's title. */
+  sectionClass?: string;
 }) {
   const t = useStrings(settingsStrings);
   const { resource: res } = props;
@@ -298,7 +300,7 @@ export function SettingsForm<T>(props: {
             ? t.saved
             : '';
   return (
-    <section class="settings-page" aria-labelledby={props.headingId ?? 'settings-title'}>
+    <section class={props.sectionClass ?? 'settings-page'} aria-labelledby={props.headingId ?? 'settings-title'}>
       {props.headingId ? <h2 id={props.headingId}>{props.title}</h2> : <h1 id="settings-title">{props.title}</h1>}
       {props.intro && <div class="intro">{props.intro}</div>}
       {res.formError && (
@@ -353,52 +355,7 @@ export function SubForm<T>(props: {
   resource: Resource<T>;
   children: (draft: T, set: (next: T) => void) => ComponentChildren;
 }) {
-  const t = useStrings(settingsStrings);
-  const { resource: res } = props;
-  const status =
-    res.state === 'saving'
-      ? t.saving
-      : res.state === 'failed' && Object.keys(res.errors).length
-        ? t.fixErrors
-        : res.dirty
-          ? t.unsaved
-          : res.state === 'saved'
-            ? t.saved
-            : '';
-  return (
-    <section class="settings-sub" aria-labelledby={`${props.id}-title`}>
-      <h2 id={`${props.id}-title`}>{props.title}</h2>
-      {props.intro && <div class="intro">{props.intro}</div>}
-      {res.formError && (
-        <p class="err banner" role="alert">
-          {res.formError}
-        </p>
-      )}
-      {res.draft !== null && (
-        <form
-          class="settings-form stack"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            void res.save();
-          }}
-        >
-          {props.children(res.draft, res.setDraft)}
-          <div class="save-bar">
-            <button type="submit" class="btn primary" disabled={res.state === 'saving' || !res.dirty}>
-              {t.save}
-            </button>
-            <button type="button" class="btn ghost" disabled={!res.dirty} onClick={res.discard}>
-              {t.discard}
-            </button>
-            <span class={res.state === 'failed' ? 'status err' : 'status'} role="status">
-              {status}
-            </span>
-          </div>
-        </form>
-      )}
-    </section>
-  );
+  return <SettingsForm {...props} headingId={`${props.id}-title`} sectionClass="settings-sub" />;
 }
 
 /**

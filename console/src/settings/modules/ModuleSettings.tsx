@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { TicketEventType } from '@ticketing/server/model';
 import { ApiError } from '../../api/client.js';
 import { dateTime } from '../../components/format.js';
 import { useStore, useStrings } from '../../state/context.js';
@@ -7,22 +8,26 @@ import { useResource } from '../kit/useResource.js';
 import { moduleStrings } from './strings.js';
 import './modules.css';
 
-/** The events a webhook may subscribe to (docs/api.md "Events"). */
-const EVENTS = [
-  'ticket.created',
-  'ticket.replied',
-  'ticket.note_added',
-  'ticket.status_changed',
-  'ticket.priority_changed',
-  'ticket.assigned',
-  'ticket.tags_changed',
-  'ticket.merged',
-  'ticket.rated',
-  'ticket.close_requested',
-  'ticket.close_resolved',
-  'ticket.deleted',
-  'file.uploaded',
-];
+/**
+ * The events a webhook may subscribe to, in the order shown. The server declares them (TICKET_EVENTS);
+ * the console cannot import that value without zod, so the type checks this list is exactly that one.
+ */
+const EVENT_ORDER: Record<TicketEventType, number> = {
+  'ticket.created': 0,
+  'ticket.replied': 1,
+  'ticket.note_added': 2,
+  'ticket.status_changed': 3,
+  'ticket.priority_changed': 4,
+  'ticket.assigned': 5,
+  'ticket.tags_changed': 6,
+  'ticket.merged': 7,
+  'ticket.rated': 8,
+  'ticket.close_requested': 9,
+  'ticket.close_resolved': 10,
+  'ticket.deleted': 11,
+  'file.uploaded': 12,
+};
+const EVENTS = (Object.keys(EVENT_ORDER) as TicketEventType[]).sort((a, b) => EVENT_ORDER[a] - EVENT_ORDER[b]);
 const MODULES = ['kb', 'uploads', 'rating', 'close_request', 'webhooks'] as const;
 type ModuleName = (typeof MODULES)[number];
 
