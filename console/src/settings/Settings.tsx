@@ -36,7 +36,7 @@ export function Settings({ section }: { section: string | null }) {
 
   if (s.me.value?.role !== 'admin')
     return (
-      <main id="main" class="settings">
+      <main id="main" class="settings-denied">
         <p class="banner">{t.adminOnly}</p>
       </main>
     );

@@ -106,7 +106,7 @@ export function RuleTester({ rules }: { rules: Rule[] }) {
             ))}
           </select>
         </div>
-        <button type="submit" class="btn" disabled={busy || !ticketId.trim()}>
+        <button type="submit" class="btn primary" disabled={busy || !ticketId.trim()}>
           {busy ? t.testRunning : t.testRun}
         </button>
       </form>
