@@ -4,7 +4,7 @@ import { ApiError } from '../../api/client.js';
 import { Modal } from '../../components/Modal.js';
 import { fill } from '../../i18n/t.js';
 import { useStore, useStrings } from '../../state/context.js';
-import { Choice, CopyButton, TextInput } from '../kit/controls.js';
+import { Choice, ShownOnce, TextInput } from '../kit/controls.js';
 import '../kit/entries.css';
 import { agentStrings } from './strings.js';
 
@@ -104,18 +104,13 @@ export function AgentSettings() {
         </p>
       )}
       {shown && (
-        <div class="once banner" role="status">
-          <p>
-            <strong>{fill(t.passwordFor, { email: shown.email })}</strong>
-          </p>
-          <p class="once-value">
-            <code>{shown.password}</code> <CopyButton text={shown.password} />
-          </p>
-          <p class="hint">{t.passwordOnce}</p>
-          <button type="button" class="btn small" onClick={() => setShown(null)}>
-            {t.done}
-          </button>
-        </div>
+        <ShownOnce
+          title={fill(t.passwordFor, { email: shown.email })}
+          value={shown.password}
+          hint={t.passwordOnce}
+          doneLabel={t.done}
+          onDone={() => setShown(null)}
+        />
       )}
       {agents && (
         <div class="entries-scroll">

@@ -5,7 +5,7 @@ import { Modal } from '../../components/Modal.js';
 import { dateTime } from '../../components/format.js';
 import { fill } from '../../i18n/t.js';
 import { useStore, useStrings } from '../../state/context.js';
-import { Choice, CopyButton, TextArea, TextInput } from '../kit/controls.js';
+import { Choice, ShownOnce, TextArea, TextInput } from '../kit/controls.js';
 import '../kit/entries.css';
 import { keyStrings } from './strings.js';
 
@@ -123,18 +123,7 @@ export function KeySettings() {
         </p>
       )}
       {shown && (
-        <div class="once banner" role="status">
-          <p>
-            <strong>{t.keyFor}</strong>
-          </p>
-          <p class="once-value">
-            <code>{shown}</code> <CopyButton text={shown} />
-          </p>
-          <p class="hint">{t.keyOnce}</p>
-          <button type="button" class="btn small" onClick={() => setShown(null)}>
-            {t.done}
-          </button>
-        </div>
+        <ShownOnce title={t.keyFor} value={shown} hint={t.keyOnce} doneLabel={t.done} onDone={() => setShown(null)} />
       )}
       {keys && (
         <div class="entries-scroll">

@@ -482,3 +482,27 @@ export function LinesInput(
     />
   );
 }
+
+/** A secret the server answers only once (an invited agent's password, a new API key): copy it now. */
+export function ShownOnce(props: {
+  title: string;
+  value: string;
+  hint: string;
+  doneLabel: string;
+  onDone: () => void;
+}) {
+  return (
+    <div class="once banner" role="status">
+      <p>
+        <strong>{props.title}</strong>
+      </p>
+      <p class="once-value">
+        <code>{props.value}</code> <CopyButton text={props.value} />
+      </p>
+      <p class="hint">{props.hint}</p>
+      <button type="button" class="btn small" onClick={props.onDone}>
+        {props.doneLabel}
+      </button>
+    </div>
+  );
+}
