@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChild, type ChildServer } from '../test-support/child-server.js';
 import { eventually } from '../test-support/receiver.js';
 import { makeKeys, ticketInput } from '../test-support/server.js';
+import { freePort } from '../test-support/smtp.js';
 import { parseUnit, unitEnvironment } from '../test-support/systemd-unit.js';
 
 // Needs Debian's systemd (systemd-analyze), nginx and caddy: .ci/run installs them; `pnpm test:system`.
@@ -20,14 +21,6 @@ const keys = makeKeys();
 let work: string;
 let server: ChildServer;
 const children: ChildProcess[] = [];
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((ok) => probe.close(() => ok()));
-  return port;
-}
 
 /** A request through the proxy from a chosen loopback address (127.0.0.0/8 is all this machine). */
 function call(

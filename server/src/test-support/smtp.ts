@@ -1,5 +1,6 @@
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -125,13 +126,30 @@ export async function startSmtp(port = 0, options: { starttls?: boolean; host?: 
   };
 }
 
-/** A port that nothing listens on (yet): for "the SMTP server is down". */
+/**
+ * A port that nothing listens on (yet): for "the SMTP server is down". Taken below the kernel's ephemeral
+ * range, so no other test's `listen(0)` or outgoing connection can be given it in the meantime (once, a
+ * server of a parallel test took a freed ephemeral port, and the mail that should have been refused at
+ * once waited for an SMTP greeting that never came).
+ */
 export async function freePort(): Promise<number> {
-  const s = createNetServer();
-  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((ok) => s.close(() => ok()));
-  return port;
+  const [low] = (await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '32768'))
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  const ceiling = Math.min(low ?? 32768, 32768);
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (ceiling - 10_000));
+    const s = createNetServer();
+    const bound = await new Promise<boolean>((ok) => {
+      s.once('error', () => ok(false));
+      s.listen(port, '127.0.0.1', () => ok(true));
+    });
+    if (bound) {
+      await new Promise<void>((ok) => s.close(() => ok()));
+      return port;
+    }
+  }
 }
 
 /** A server that accepts TCP connections and never says a word: an SMTP server that never greets. */
