@@ -108,4 +108,17 @@ describe('a customer, start to finish, in Chromium', () => {
     await expect(page.getByLabel('Subject').inputValue()).resolves.toBe('Question about my order');
     await context.close();
   });
+
+  it('draws the launcher with no request of its own, from a tag in <head> before the body exists', async () => {
+    const { page, context, requests, errors } = await openPage(stack, 'head-tag.html');
+    const launcher = page.getByRole('button', { name: 'Contact support' });
+    await launcher.waitFor();
+    const api = (r: { url: string }) => new URL(r.url).pathname.startsWith('/v1/');
+    expect(requests.filter(api)).toEqual([]);
+    await launcher.click();
+    await page.getByRole('dialog').waitFor();
+    expect(requests.filter(api).map((r) => new URL(r.url).pathname)).toContain('/v1/widget-config'); // with the panel
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

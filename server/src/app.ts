@@ -31,6 +31,7 @@ import { passkeyRoutes } from './sessions/passkeys.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { serveAssets, widgetAssets } from './static/assets.js';
+import { widgetLoader } from './static/widget-loader.js';
 import { serveConsole } from './static/console.js';
 import { fileRoutes } from './tickets/file-routes.js';
 import { hoursRoutes } from './hours/routes.js';
@@ -105,8 +106,11 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   // The support console at /console/ (same origin as the API: its session cookie and CSRF token).
   const consoleApp = serveConsole();
   if (!consoleApp.built) deps.logger.warn('the console is not built (console/dist is empty): run pnpm build');
+  const anySite = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+  const loader = widget.get('/widget.js');
   const pages = compose([
-    serveAssets(widget, { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' }),
+    ...(loader ? [widgetLoader(loader, deps.configStore, anySite)] : []), // widget.js, with the design in it
+    serveAssets(widget, anySite),
     consoleApp.middleware,
     apiReference(ROUTES, deps), // /docs: the browsable API reference
     linkPage(deps), // /t/<token>: the ticket a customer mail links to

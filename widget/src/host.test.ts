@@ -119,6 +119,41 @@ describe('the launcher', () => {
     }
   });
 
+  it('draws from the design widget.js carries before any request, and asks for the rest with the panel', async () => {
+    const stored = { ...(await support(s, 'GET', '/admin?r=design')).body.design, launcher_label: 'Carried label' };
+    // Nothing answers at this address: the launcher needs no request.
+    w = mountWidget(s, { api: 'http://127.0.0.1:9/v1' }, stored);
+    await Promise.resolve(); // drawn in a microtask, after the page's queued calls
+    const button = $<HTMLButtonElement>(w.root, 'button.launcher');
+    expect(button.getAttribute('aria-label')).toBe('Carried label');
+    w.handle.destroy();
+
+    const events: string[] = [];
+    w = mountWidget(s, {}, stored);
+    w.handle.on('ready', () => events.push('ready'));
+    await until(() => expect(events).toEqual(['ready']));
+    w.handle.open();
+    // The form's categories come from /widget-config, asked for now.
+    const dialog = await until(() => $(w!.root, '[role="dialog"]'));
+    expect($(dialog, '#tk-title').textContent).toBe('Support');
+  });
+
+  it('goes away when the server refuses the key it was drawn for', async () => {
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args.join(' '));
+    try {
+      const stored = (await support(s, 'GET', '/admin?r=design')).body.design;
+      w = mountWidget(s, { key: `pk_live_${'x'.repeat(30)}` }, stored);
+      await until(() => $(w!.root, 'button.launcher'));
+      w.handle.open();
+      await until(() => expect(errors.join('\n')).toMatch(/\[ticketing\] could not start.*401/));
+      expect(document.querySelector('[data-ticketing]')).toBeNull();
+    } finally {
+      console.error = original;
+    }
+  });
+
   it('destroy() removes every node, listener and timer', async () => {
     w = mountWidget(s, { open: true });
     await until(() => $(w!.root, '[role="dialog"]'));

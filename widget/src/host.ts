@@ -22,6 +22,7 @@ const LABELS: Record<string, string> = {
   es: 'Contactar con soporte',
   ar: 'تواصل مع الدعم',
 };
+type Design = WidgetConfig['design'];
 const HEX = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
 
 /** Black or white, whichever reads better on the configured colour (WCAG relative luminance). */
@@ -38,19 +39,25 @@ function onColor(hex: string): string {
 const warn = (...args: unknown[]) => console.error('[ticketing]', ...args);
 
 /**
- * The part every page loads: asks for /widget-config, then draws the launcher in one shadow root,
- * and gives the page its handle. The panel (Preact) is imported on first open, or prefetched when the
- * launcher is hovered or focused. Never throws into the host page.
+ * The part every page loads: draws the launcher in one shadow root and gives the page its handle.
+ * The server writes the portal's design into the widget.js it serves (`stored`), so the launcher goes
+ * in without waiting for a request; /widget-config (form, categories, hours: what the panel needs) is
+ * asked for with the panel. Without `stored` (the npm package's mount(), a copy of widget.js served
+ * elsewhere) /widget-config is asked for first and the launcher drawn from its answer. The panel
+ * (Preact) is imported on first open, or prefetched when the launcher is hovered or focused. Never
+ * throws into the host page.
  *
- * Cheap on purpose (BENCHMARKS.md, "loader main-thread ms"; each choice measured in Chromium): nothing
- * touches the page until the configuration is there, and then the host, its stylesheet (colours
- * included) and the launcher go in at once. XMLHttpRequest costs the page less than a first fetch();
- * the icon is CSS (launcher.css), not an SVG element; no element.style.
+ * Cheap on purpose (BENCHMARKS.md, "loader main-thread ms"; each choice measured in Chromium): a
+ * request's completion costs the page more main-thread time than drawing the launcher, so none is
+ * made before it; the host, its stylesheet (colours included) and the launcher go in at once.
+ * XMLHttpRequest costs the page less than a first fetch(); the icon is CSS (launcher.css), not an SVG
+ * element; no element.style.
  */
 export function createWidget(
   options: WidgetOptions,
   loadPanel: () => Promise<PanelModule>,
   loadWatch: () => Promise<WatchModule>,
+  stored?: Design,
 ): TicketingHandle {
   const listeners: Record<string, Set<(detail?: unknown) => void>> = {};
   const emit = (event: WidgetEvent, detail?: unknown) =>
@@ -65,7 +72,9 @@ export function createWidget(
   let host: HTMLElement | undefined;
   let root: ShadowRoot | undefined;
   let button: HTMLButtonElement | undefined;
-  let config: WidgetConfig | undefined;
+  let design: Design | undefined;
+  let config: Promise<WidgetConfig> | undefined;
+  let xhr: XMLHttpRequest | undefined;
   let module: Promise<PanelModule> | undefined;
   let panel: PanelHandle | undefined;
   let isOpen = false;
@@ -76,7 +85,9 @@ export function createWidget(
   let label = '';
   let watcher: Promise<Watcher> | undefined;
 
-  const locale = () => options.locale ?? config!.design.locale;
+  const locale = () => options.locale ?? design!.locale;
+  // A design override (data-design: the console's preview) wins over the stored design, on this page only.
+  const ours = (d: Design) => (options.design ? { ...d, ...options.design } : d) as Design;
 
   /**
    * Unread replies (watch.ts, a file of its own): started once this browser remembers a ticket or
@@ -124,15 +135,15 @@ export function createWidget(
   const handle: TicketingHandle = {
     open() {
       wantOpen = true;
-      if (!config || isOpen || destroyed) return;
-      load().then(
-        (m) => {
+      if (!design || isOpen || destroyed) return;
+      Promise.all([load(), configured()]).then(
+        ([m, config]) => {
           if (destroyed || !wantOpen || isOpen) return;
           panel ??= m.createPanel({
             root: root!,
             api: options.api,
             apiKey: options.key,
-            config: config!,
+            config,
             locale: locale(),
             identity,
             prefill,
@@ -174,7 +185,7 @@ export function createWidget(
     },
     destroy() {
       destroyed = true;
-      xhr.abort();
+      xhr?.abort();
       void watcher?.then((w) => w.stop());
       panel?.destroy();
       host?.remove();
@@ -182,9 +193,9 @@ export function createWidget(
     },
   };
 
-  function draw(c: WidgetConfig) {
-    config = c = options.design ? { ...c, design: { ...c.design, ...options.design } as WidgetConfig['design'] } : c;
-    const d = c.design;
+  function draw(d: Design) {
+    if (destroyed) return;
+    design = d = ours(d);
     const color = HEX.test(d.primary_color) ? d.primary_color : '#2563eb';
     const tag = locale();
     label = d.launcher_label ?? LABELS[tag] ?? LABELS[tag.split('-')[0]!] ?? LABELS.en!;
@@ -204,8 +215,12 @@ export function createWidget(
     button.title = label;
     button.addEventListener('click', () => handle.toggle());
     // Prefetch on intent, never merely because the page is idle.
-    button.addEventListener('mouseenter', () => void load().catch(() => {}), { once: true });
-    button.addEventListener('focus', () => void load().catch(() => {}), { once: true });
+    const intent = () => {
+      load().catch(() => {});
+      configured().catch(() => {});
+    };
+    button.addEventListener('mouseenter', intent, { once: true });
+    button.addEventListener('focus', intent, { once: true });
     root.append(button);
     (options.container ?? document.body).append(host);
     emit('ready');
@@ -216,29 +231,53 @@ export function createWidget(
     if (options.open || wantOpen) handle.open();
   }
 
-  const fail = (why: unknown) => {
-    if (destroyed) return;
-    warn('could not start', why);
-    emit('error', why);
+  /**
+   * /widget-config, asked for once. A refusal (a revoked key, an origin the key does not allow) means
+   * the widget cannot work on this page: the launcher goes away. Unreachable: asked again next time.
+   */
+  function configured(): Promise<WidgetConfig> {
+    return (config ??= new Promise<WidgetConfig>((ok, no) => {
+      const x = (xhr = new XMLHttpRequest());
+      x.open('GET', `${options.api}/widget-config`);
+      x.setRequestHeader('Authorization', `Bearer ${options.key}`);
+      x.responseType = 'json';
+      x.onload = () => {
+        const c = x.response as WidgetConfig | null;
+        if (x.status !== 200 || !c) {
+          no(new Error(`widget-config answered ${x.status}`));
+          host?.remove();
+          return void (destroyed = true);
+        }
+        ok({ ...c, design: ours(c.design) });
+      };
+      x.onerror = () => {
+        config = undefined;
+        no(new Error('widget-config could not be reached'));
+      };
+      // Sent from a microtask, so that the call stack at send() is one short function: with DevTools'
+      // network recording on, Chromium captures each request's initiator stack and V8 re-parses every
+      // function on it for line numbers. Nothing changes for anyone else.
+      queueMicrotask(() => x.send());
+    }).catch((err: unknown) => {
+      warn('could not start', err);
+      emit('error', err);
+      throw err;
+    }));
+  }
+
+  // After the loader has replayed the page's queued calls (its `on('ready')` among them), and once
+  // there is a body to put the launcher in (an async script in <head> may run before it is parsed).
+  const start = () => {
+    if (stored) draw(stored);
+    else
+      configured().then(
+        (c) => draw(c.design),
+        () => {},
+      );
   };
-  const xhr = new XMLHttpRequest();
-  xhr.open('GET', `${options.api}/widget-config`);
-  xhr.setRequestHeader('Authorization', `Bearer ${options.key}`);
-  xhr.responseType = 'json';
-  xhr.onload = () => {
-    if (destroyed) return;
-    if (xhr.status !== 200 || !xhr.response) return fail(new Error(`widget-config answered ${xhr.status}`));
-    try {
-      draw(xhr.response as WidgetConfig);
-    } catch (err) {
-      fail(err);
-    }
-  };
-  xhr.onerror = () => fail(new Error('widget-config could not be reached'));
-  // Sent from a microtask, so that the call stack at send() is one short function: with DevTools'
-  // network recording on (as in the benchmark), Chromium captures each request's initiator stack and
-  // V8 re-parses every function on it for line numbers. Nothing changes for anyone else.
-  queueMicrotask(() => xhr.send());
+  queueMicrotask(() =>
+    options.container || document.body ? start() : document.addEventListener('DOMContentLoaded', start, { once: true }),
+  );
 
   return handle;
 }

@@ -1,10 +1,14 @@
 import { createWidget } from './host.js';
 import { readOptions } from './options.js';
-import type { PanelModule, TicketingHandle, WatchModule } from './types.js';
+import type { PanelModule, TicketingHandle, WatchModule, WidgetConfig } from './types.js';
 
 // The panel's file name, hashed, is known only after the panel build (see vite.loader.config.ts).
 declare const __PANEL_FILE__: string;
 declare const __WATCH_FILE__: string;
+// The portal's design: the server serves this file wrapped in `(function (__ticketingDesign) { … })(design)`
+// (server/src/static/widget-loader.ts), so the launcher is drawn without a request. Undeclared when the
+// file is served as built.
+declare const __ticketingDesign: WidgetConfig['design'] | undefined;
 
 type Queued = unknown[];
 type Global = ((command: string, ...args: unknown[]) => unknown) &
@@ -23,12 +27,13 @@ type Global = ((command: string, ...args: unknown[]) => unknown) &
     console.error(`[ticketing] ${options.error}`);
     return;
   }
-  const panelUrl = new URL(__PANEL_FILE__, script.src).href;
-  const watchUrl = new URL(__WATCH_FILE__, script.src).href;
+  // Resolved when first needed, not on every page load.
+  const url = (file: string) => new URL(file, script.src).href;
   const handle = createWidget(
     options,
-    () => import(/* @vite-ignore */ panelUrl) as Promise<PanelModule>,
-    () => import(/* @vite-ignore */ watchUrl) as Promise<WatchModule>,
+    () => import(/* @vite-ignore */ url(__PANEL_FILE__)) as Promise<PanelModule>,
+    () => import(/* @vite-ignore */ url(__WATCH_FILE__)) as Promise<WatchModule>,
+    typeof __ticketingDesign === 'object' ? __ticketingDesign : undefined,
   );
   const queued = w.Ticketing?.q ?? [];
   const api = ((command: string, ...args: unknown[]) => {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +15,8 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 describe('the widget files', () => {
-  it('serves widget.js with a short cache, compressed, to any site', async () => {
-    const raw = readFileSync(join(WIDGET_DIST, 'widget.js'));
+  it('serves widget.js with a short cache, compressed, to any site, with the design written in', async () => {
+    const raw = readFileSync(join(WIDGET_DIST, 'widget.js'), 'utf8');
     const br = await fetch(`${s.url}/widget.js`, { headers: { 'Accept-Encoding': 'br' } });
     expect(br.status).toBe(200);
     expect(br.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
@@ -23,11 +24,43 @@ describe('the widget files', () => {
     expect(br.headers.get('content-encoding')).toBe('br');
     expect(br.headers.get('vary')).toContain('Accept-Encoding');
     expect(br.headers.get('access-control-allow-origin')).toBe('*');
-    // fetch decodes; compare with the file on disk
-    expect(Buffer.from(await br.arrayBuffer()).equals(raw)).toBe(true);
+    // fetch decodes: the built loader, its first line (V8's compile hint) first, inside a function
+    // whose argument is the stored design
+    const body = await br.text();
+    const [hint, ...rest] = raw.split('\n');
+    expect(hint).toBe('//# allFunctionsCalledOnLoad');
+    expect(body.startsWith(`${hint}\n(function(__ticketingDesign){${rest.join('\n')}`)).toBe(true);
+    const design = (await s.call('GET', '/admin?r=design')).body.design;
+    expect(body.endsWith(`})(${JSON.stringify(design)});\n`)).toBe(true);
     const plain = await fetch(`${s.url}/widget.js`, { headers: { 'Accept-Encoding': 'identity' } });
     expect(plain.headers.get('content-encoding')).toBeNull();
-    expect(Number(plain.headers.get('content-length'))).toBe(raw.length);
+    expect(Number(plain.headers.get('content-length'))).toBe(Buffer.byteLength(body));
+  });
+
+  it('changes widget.js when the design changes, and answers 304 to a browser that has it', async () => {
+    const first = await fetch(`${s.url}/widget.js`);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    // As a browser revalidates its copy (fetch() would add Cache-Control: no-cache, and get a 200).
+    const again = await new Promise<IncomingMessage>((ok) =>
+      request(`${s.url}/widget.js`, { headers: { 'If-None-Match': etag } }, ok).end(),
+    );
+    expect(again.statusCode).toBe(304);
+    expect(again.headers['cache-control']).toBe('public, max-age=300');
+    // A title that would end the script if it were pasted in unescaped stays a string.
+    const title = 'Help "desk" </script> \u2028 })();alert(1)//';
+    expect((await s.call('POST', '/admin?r=design', { json: { title } })).status).toBe(200);
+    const changed = await fetch(`${s.url}/widget.js`, { headers: { 'If-None-Match': etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    const code = await changed.text();
+    const carried: unknown[] = [];
+    // Run as a page would, with the loader replaced by a probe: the argument is the design, as stored.
+    new Function('probe', code.replace(/\(function\(__ticketingDesign\)\{[\s\S]*\n\}\)/, '(probe)'))((d: unknown) =>
+      carried.push(d),
+    );
+    expect(carried).toEqual([expect.objectContaining({ title })]);
+    await s.call('POST', '/admin?r=design', { json: {} });
   });
 
   it('honours q-values in Accept-Encoding (q=0 means "not this one")', async () => {
@@ -50,7 +83,6 @@ describe('the widget files', () => {
     expect((await res.text()).length).toBeGreaterThan(1000);
     // gzip and brotli decode to the same bytes
     const raw = readFileSync(join(WIDGET_DIST, panel.replace('widget/', 'widget/')));
-    const { request } = await import('node:http');
     const compressed = (enc: string) =>
       new Promise<Buffer>((ok) =>
         request(`${s.url}/${panel}`, { headers: { 'Accept-Encoding': enc } }, (r) => {

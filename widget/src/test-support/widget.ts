@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { fireEvent, waitFor } from '@testing-library/preact';
 import { startServer, type TestServer } from '@ticketing/server/test-support';
 import { createWidget } from '../host.js';
-import type { TicketingHandle, WidgetOptions } from '../types.js';
+import type { TicketingHandle, WidgetConfig, WidgetOptions } from '../types.js';
 
 export type { TestServer };
 
@@ -23,7 +23,12 @@ export interface Mounted {
 }
 
 /** Mounts the widget as the loader does, with the panel imported from source. */
-export function mountWidget(s: TestServer, options: Partial<WidgetOptions> = {}): Mounted {
+/** `stored`: the design the server writes into the widget.js it serves (widget-loader.ts); none by default. */
+export function mountWidget(
+  s: TestServer,
+  options: Partial<WidgetOptions> = {},
+  stored?: WidgetConfig['design'],
+): Mounted {
   let loads = 0;
   let watchLoads = 0;
   const handle = createWidget(
@@ -36,6 +41,7 @@ export function mountWidget(s: TestServer, options: Partial<WidgetOptions> = {})
       watchLoads++;
       return import('../watch.js');
     },
+    stored,
   );
   const host = () => $<HTMLElement>(document, '[data-ticketing]');
   return {

@@ -1,6 +1,7 @@
 const en = {
   title: 'Design and snippet',
-  intro: 'How the widget looks on your site. The preview is the real widget with your unsaved changes.',
+  intro:
+    'How the widget looks on your site. The preview is the real widget with your unsaved changes; once saved, visitors see them within 5 minutes.',
   widgetTitle: 'Title',
   widgetTitleHint: 'At the top of the open panel.',
   greeting: 'Greeting',
@@ -32,7 +33,7 @@ const en = {
 const de: Partial<typeof en> = {
   title: 'Design und Snippet',
   intro:
-    'Wie das Widget auf Ihrer Website aussieht. Die Vorschau ist das echte Widget mit Ihren ungespeicherten Änderungen.',
+    'Wie das Widget auf Ihrer Website aussieht. Die Vorschau ist das echte Widget mit Ihren ungespeicherten Änderungen; gespeichert sehen Besucher sie innerhalb von 5 Minuten.',
   widgetTitle: 'Titel',
   widgetTitleHint: 'Oben im geöffneten Fenster.',
   greeting: 'Begrüßung',
