@@ -68,7 +68,15 @@ export const ROUTES = [...FEATURE_ROUTES, ...openApiRoutes(FEATURE_ROUTES)];
  * switch, rate limit, storage, query and body) run in http/mount.ts, in the order of docs/api.md.
  * /health, /ready and /docs sit outside /v1 and before the API.
  */
-export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: AbortSignal } = {}): Koa {
+export function createApp(
+  deps: Deps,
+  extra: {
+    site?: Middleware;
+    stopping?: AbortSignal;
+    /** Where boot's own logger writes: the access log writes its lines there itself (http/access-log.ts). */
+    logLines?: (line: string) => void;
+  } = {},
+): Koa {
   // X-Forwarded-For is read from the right: each proxy appends the address it saw, so only the last
   // `hops` entries come from proxies we run; anything left of them is whatever the client wrote.
   const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustProxyHops });
@@ -97,7 +105,7 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   app.use(requestId); // and nosniff on every answer
   // Probes every few seconds stay out of the access log; /ready logs when its answer changes.
   app.use(health(deps, { stopping: extra.stopping }));
-  app.use(accessLog(deps.logger));
+  app.use(accessLog(deps.logger, extra.logLines));
   app.use(errorRenderer(deps.logger));
   // The widget, for any page on any site: the panel is fetched by import(), which uses CORS.
   const widget = widgetAssets();
