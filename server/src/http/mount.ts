@@ -49,14 +49,15 @@ const defaultStatus = (route: RouteDef<never>) => Number(Object.keys(route.respo
  * permission (403), the module switch (403), the rate limit (429), for routes that store what they are
  * sent free disk space and the upload quota (503, 429), the query and the body (400, 413, 415), and
  * only then the handler (lookups 404, state 409). Returns the middleware that dispatches a request for
- * a route's exact path and method straight to its handler, ahead of the router.
+ * a route's exact path and method straight to its handler, ahead of the router, and `find`, the same
+ * lookup for a caller that goes to the handler itself.
  */
 export function mountRoutes<D>(
   router: Router,
   routes: readonly RouteDef<D>[],
   deps: D,
   options: MountOptions,
-): Middleware {
+): { dispatch: Middleware; find(path: string, method: string): Middleware | undefined } {
   const exact = new Map<string, Map<string, Middleware>>();
   for (const route of routes) {
     const opts = bodyOptions(route as RouteDef<never>);
@@ -128,8 +129,12 @@ export function mountRoutes<D>(
   // Map lookup away from its handler: @koa/router would test every route's expression and compose a
   // chain per request (see BENCHMARKS.md). Everything else (HEAD, OPTIONS, a trailing slash, other
   // case, 404, 405) goes on to the router, which answers it as before.
-  return (ctx, next) => {
-    const handle = exact.get(ctx.path)?.get(ctx.method);
-    return handle ? handle(ctx, next) : next();
+  const find = (path: string, method: string) => exact.get(path)?.get(method);
+  return {
+    dispatch: (ctx, next) => {
+      const handle = find(ctx.path, ctx.method);
+      return handle ? handle(ctx, next) : next();
+    },
+    find,
   };
 }
