@@ -133,8 +133,9 @@ export function createApp(
   // own path and method (nearly every one) goes through CORS straight to its handler: the legacy
   // .php redirects cannot match it (no route's path ends in .php), and the handler never calls on.
   app.use((ctx, next) => {
-    if (!ctx.path.startsWith(`${API_PREFIX}/`)) return pages(ctx, next);
-    const handle = find(ctx.path, ctx.method);
+    const { path } = ctx;
+    if (!path.startsWith(`${API_PREFIX}/`)) return pages(ctx, next);
+    const handle = find(path, ctx.method);
     return handle ? corsHeaders(ctx, () => handle(ctx, next)) : api(ctx, next);
   });
   return app;
