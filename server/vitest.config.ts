@@ -15,6 +15,9 @@ const JSON_STORE_ONLY = [
   'src/hours/business-hours.test.ts',
   'src/files/file-name.test.ts',
   'src/test-support/exit-code.test.ts',
+  'src/http/query.test.ts',
+  'src/http/access-log.test.ts',
+  'src/tickets/ticket-query.test.ts',
 ];
 
 export default defineConfig({

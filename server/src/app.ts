@@ -69,7 +69,15 @@ export const ROUTES = [...FEATURE_ROUTES, ...openApiRoutes(FEATURE_ROUTES)];
  * switch, rate limit, storage, query and body) run in http/mount.ts, in the order of docs/api.md.
  * /health, /ready and /docs sit outside /v1 and before the API.
  */
-export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: AbortSignal } = {}): Koa {
+export function createApp(
+  deps: Deps,
+  extra: {
+    site?: Middleware;
+    stopping?: AbortSignal;
+    /** Where boot's own logger writes: the access log writes its lines there itself (http/access-log.ts). */
+    logLines?: (line: string) => void;
+  } = {},
+): Koa {
   // X-Forwarded-For is read from the right: each proxy appends the address it saw, so only the last
   // `hops` entries come from proxies we run; anything left of them is whatever the client wrote.
   const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustProxyHops });
@@ -78,7 +86,7 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
 
   const limiter = deps.rateLimiter;
   const router = new Router();
-  const dispatch = mountRoutes(router, ROUTES, deps, {
+  const { dispatch, find } = mountRoutes(router, ROUTES, deps, {
     // A bearer key decides when one is sent; else the console's session cookie. A verified customer's
     // identity header (settings/identity) widens what a public key may read.
     credentials: [
@@ -98,7 +106,7 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
   app.use(requestId); // and nosniff on every answer
   // Probes every few seconds stay out of the access log; /ready logs when its answer changes.
   app.use(health(deps, { stopping: extra.stopping }));
-  app.use(accessLog(deps.logger));
+  app.use(accessLog(deps.logger, extra.logLines));
   app.use(errorRenderer(deps.logger));
   // The widget, for any page on any site: the panel is fetched by import(), which uses CORS.
   const widget = widgetAssets();
@@ -116,15 +124,23 @@ export function createApp(deps: Deps, extra: { site?: Middleware; stopping?: Abo
     linkPage(deps), // /t/<token>: the ticket a customer mail links to
     ...(extra.site ? [extra.site] : []), // the demo pages, in demo mode only
   ]);
+  const corsHeaders = cors(ROUTES);
   const api = compose<Koa.ParameterizedContext>([
     legacyPhp(ROUTES),
-    cors(ROUTES),
+    corsHeaders,
     dispatch,
     router.routes() as Middleware,
     router.allowedMethods() as Middleware,
   ]);
   // An API call goes straight to the API's middleware, past the pages' (each hop costs a promise on
-  // the hot path; see BENCHMARKS.md), and a page request never meets the router.
-  app.use((ctx, next) => (ctx.path.startsWith(`${API_PREFIX}/`) ? api(ctx, next) : pages(ctx, next)));
+  // the hot path; see BENCHMARKS.md), and a page request never meets the router. A call of a route's
+  // own path and method (nearly every one) goes through CORS straight to its handler: the legacy
+  // .php redirects cannot match it (no route's path ends in .php), and the handler never calls on.
+  app.use((ctx, next) => {
+    const { path } = ctx;
+    if (!path.startsWith(`${API_PREFIX}/`)) return pages(ctx, next);
+    const handle = find(path, ctx.method);
+    return handle ? corsHeaders(ctx, () => handle(ctx, next)) : api(ctx, next);
+  });
   return app;
 }

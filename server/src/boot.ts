@@ -137,7 +137,12 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const mailer = startDeliveries(deps);
     const scheduler = new Scheduler(deps);
     const stopping = new AbortController();
-    const app = createApp(deps, { ...(extension?.site ? { site: extension.site } : {}), stopping: stopping.signal });
+    const app = createApp(deps, {
+      ...(extension?.site ? { site: extension.site } : {}),
+      stopping: stopping.signal,
+      // The logger is pino's default one on `stdout` (above): access lines may be written there directly.
+      ...(stdout ? { logLines: (line: string) => stdout.write(line) } : {}),
+    });
     const { server, url } = await listen(app, config);
     publicUrl = config.publicUrl ?? url;
     const control = directory ? await startControlServer(dataDir, deps, url) : undefined;

@@ -16,8 +16,11 @@ export function cors(routes: readonly RouteDef<never>[]): Middleware {
   );
   return async (ctx, next) => {
     if (!paths.has(ctx.path)) return next();
-    const origin = ctx.get('Origin');
-    ctx.vary('Origin');
+    // Node's header object and setHeader where Koa's accessors would do the same: this runs on every
+    // customer request. Nothing before this middleware sets Vary, but if it had, ctx.vary adds to it.
+    const origin = ctx.req.headers.origin ?? '';
+    if (ctx.res.hasHeader('Vary')) ctx.vary('Origin');
+    else ctx.res.setHeader('Vary', 'Origin');
     if (ctx.method === 'OPTIONS') {
       ctx.status = 204;
       if (origin) {
@@ -32,6 +35,6 @@ export function cors(routes: readonly RouteDef<never>[]): Middleware {
       ctx.set('Access-Control-Allow-Origin', origin);
       ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
     }
-    await next();
+    return next();
   };
 }

@@ -50,9 +50,11 @@ export class MemoryRateLimiter implements RateLimiter {
 
   /** The seconds to wait when `bucket` has reached `limit` in its current window (nothing more fits), else 0. Counts nothing. */
   wait(bucket: string, limit: number): Promise<number> {
-    const now = this.now();
+    // Asked on every request with a key: a bucket that does not exist needs no clock.
     const w = this.buckets.get(bucket);
-    if (!w || w.resetAt <= now || w.count < limit) return Promise.resolve(0);
+    if (!w) return Promise.resolve(0);
+    const now = this.now();
+    if (w.resetAt <= now || w.count < limit) return Promise.resolve(0);
     return Promise.resolve(Math.max(1, Math.ceil((w.resetAt - now) / 1000)));
   }
 

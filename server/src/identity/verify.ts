@@ -1,10 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Credential } from '../http/auth.js';
-import { IDENTITY_HEADER, type ConfigData } from '../model/index.js';
+import { IDENTITY_HEADER, type ConfigData, type RequestActor } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
+/** As Node's header object names it. */
+const IDENTITY = IDENTITY_HEADER.toLowerCase();
 
 /** What the shop computes on its own server: hex HMAC-SHA256 of the email under the identity secret. */
 export const signIdentity = (secret: string, email: string) => createHmac('sha256', secret).update(email).digest('hex');
@@ -36,11 +38,25 @@ function verifiedEmail(identity: ConfigData['identity'], header: string | undefi
  * sees every ticket anyway.
  */
 export function withIdentity(credential: Credential, config: ConfigStore): Credential {
+  // A customer without a verified identity is the same for every request with its key (and the same
+  // `required` setting): one frozen actor each, instead of a copy per request. The key's actor is
+  // itself made once per key record (keys/bearer.ts), so a changed key gets new ones.
+  const anonymous = new WeakMap<RequestActor, { required: boolean; actor: RequestActor }>();
   return async (ctx: Context) => {
     const actor = await credential(ctx);
     if (actor?.kind !== 'customer') return actor;
     const { identity } = config.get();
-    const email = verifiedEmail(identity, ctx.get(IDENTITY_HEADER) || undefined);
-    return { ...actor, identity: email, identityRequired: identity.required };
+    const header = ctx.req.headers[IDENTITY];
+    const email = verifiedEmail(identity, (typeof header === 'string' && header) || undefined);
+    if (email !== null) return { ...actor, identity: email, identityRequired: identity.required };
+    let known = anonymous.get(actor);
+    if (known?.required !== identity.required) {
+      known = {
+        required: identity.required,
+        actor: Object.freeze({ ...actor, identity: null, identityRequired: identity.required }),
+      };
+      anonymous.set(actor, known);
+    }
+    return known.actor;
   };
 }

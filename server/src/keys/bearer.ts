@@ -18,9 +18,18 @@ export interface KeyFailureLimit {
 /** The actor a key stands for: a customer with a public key, support with a secret key. */
 function keyActor(found: AuthKey, key: string): RequestActor {
   const ref = { id: found.id, prefix: found.prefix };
-  return found.kind === 'public'
-    ? { kind: 'customer', mode: found.mode, key: { ...ref, origins: found.origins, public: key } }
-    : { kind: 'key', mode: found.mode, key: ref, admin: found.mode === 'live' };
+  // Frozen: one actor serves every request with its key (see bearerKey), so none may change it.
+  return Object.freeze(
+    found.kind === 'public'
+      ? { kind: 'customer', mode: found.mode, key: Object.freeze({ ...ref, origins: found.origins, public: key }) }
+      : { kind: 'key', mode: found.mode, key: Object.freeze(ref), admin: found.mode === 'live' },
+  );
+}
+
+/** What a key record's requests share: its actor, and when it was last marked used (ms, 0: never). */
+interface KnownKey {
+  actor: RequestActor;
+  lastUsed: number;
 }
 
 /**
@@ -35,20 +44,36 @@ function keyActor(found: AuthKey, key: string): RequestActor {
 export function bearerKey(keys: KeyStore, failures: KeyFailureLimit): Credential {
   const marked = new Map<string, number>();
   /**
+   * Per key record (the store makes a new one whenever a key changes, and a revoked key has none):
+   * its actor, made once instead of on every request. Keyed by the record, never by the key: a
+   * secret key is not kept in memory. The key's SHA-256 is still taken on every request, because
+   * only the hash finds the record (keys/keys.ts); a cheaper lookup would need the key itself.
+   */
+  const known = new WeakMap<AuthKey, KnownKey>();
+  const knownKey = (found: AuthKey, key: string) => {
+    let entry = known.get(found);
+    if (!entry) {
+      entry = { actor: keyActor(found, key), lastUsed: found.last_used_at ? Date.parse(found.last_used_at) : 0 };
+      known.set(found, entry);
+    }
+    return entry;
+  };
+  /**
    * `last_used_at`, to the hour: one write per key and hour at most (this process remembers what it
    * wrote, so concurrent requests do not each write). Best effort: a failed write must not fail the
-   * request that merely used the key.
+   * request that merely used the key. Returns nothing when no write is due (nearly every request).
    */
-  async function markUsed(found: AuthKey) {
-    if (found.id.startsWith('env:')) return; // TICKETING_KEYS are never stored
+  function markUsed(found: AuthKey, entry: KnownKey): Promise<void> | undefined {
+    if (found.id.startsWith('env:')) return undefined; // TICKETING_KEYS are never stored
     const now = Date.now();
-    const last = Math.max(marked.get(found.id) ?? 0, found.last_used_at ? Date.parse(found.last_used_at) : 0);
-    if (now - last < HOUR) return;
+    const last = Math.max(marked.get(found.id) ?? 0, entry.lastUsed);
+    if (now - last < HOUR) return undefined;
     marked.set(found.id, now);
-    await keys.markUsed(found.id, new Date(now).toISOString()).catch(() => marked.delete(found.id));
+    return keys.markUsed(found.id, new Date(now).toISOString()).catch(() => void marked.delete(found.id));
   }
   return async (ctx: Context) => {
-    const match = BEARER.exec(ctx.get('Authorization'));
+    // Node's header object, as ctx.get reads it, without Koa's accessor (this runs on every request).
+    const match = BEARER.exec(ctx.req.headers.authorization ?? '');
     if (!match) return undefined;
     const bucket = `key-failures|${ctx.ip}`;
     const wait = await failures.limiter.wait(bucket, failures.perMinute);
@@ -59,7 +84,9 @@ export function bearerKey(keys: KeyStore, failures: KeyFailureLimit): Credential
       await failures.limiter.count(bucket, 60_000);
       throw new ApiError(401, 'invalid_api_key', 'This API key is not valid, or it was revoked.');
     }
-    await markUsed(found);
-    return keyActor(found, key);
+    const entry = knownKey(found, key);
+    const write = markUsed(found, entry);
+    if (write) await write;
+    return entry.actor;
   };
 }

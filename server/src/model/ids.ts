@@ -22,5 +22,10 @@ export type IdPrefix = (typeof ID_PREFIXES)[number];
 /** 20 characters = 119 bits: ids act as capabilities, so they must not be guessable. */
 export const newId = (prefix: IdPrefix) => `${prefix}_${randomToken(20)}`;
 
+// One expression per prefix, made once: isId runs on every request that names a ticket (see BENCHMARKS.md).
+const ID_PATTERNS = Object.fromEntries(
+  ID_PREFIXES.map((prefix) => [prefix, new RegExp(`^${prefix}_[A-Za-z0-9]{16,64}$`)]),
+) as Record<IdPrefix, RegExp>;
+
 export const isId = (prefix: IdPrefix, value: unknown): value is string =>
-  typeof value === 'string' && new RegExp(`^${prefix}_[A-Za-z0-9]{16,64}$`).test(value);
+  typeof value === 'string' && ID_PATTERNS[prefix].test(value);

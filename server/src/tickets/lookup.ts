@@ -2,7 +2,8 @@ import { ApiError, notFound, validationError } from '../http/errors.js';
 import type { RequestActor, Ticket } from '../model/index.js';
 import type { TicketStore } from '../store/ticket-store.js';
 
-const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+// The same string is the same address (and what a customer sends is usually exactly the stored one).
+const sameEmail = (a: string, b: string) => a === b || a.trim().toLowerCase() === b.trim().toLowerCase();
 
 /** Decides, for one request, whether a ticket is the caller's: throws 404 when it is not (or does not exist). */
 export type OwnerCheck = <T extends Ticket>(ticket: T | undefined) => T;

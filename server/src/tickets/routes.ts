@@ -256,16 +256,27 @@ const counts = route({
   },
 });
 
-// Tickets from the store are immutable (a write makes a new object), so a view's JSON and ETag can be
-// kept per ticket object and per view: a poll of an unchanged ticket serialises and hashes nothing.
-const serialized = new WeakMap<StoredTicket, Partial<Record<View, { body: string; etag: string }>>>();
+// Tickets from the store are immutable (a write makes a new object), so a view's answer (its JSON and
+// ETag) can be kept per ticket object and per view: a poll of an unchanged ticket serialises and hashes
+// nothing, and allocates no answer. Frozen: every request for the ticket gets the same one.
+const serialized = new WeakMap<StoredTicket, Partial<Record<View, ReadReply>>>();
+const READ_HEADERS = Object.freeze({ 'Cache-Control': 'private, no-cache' });
+interface ReadReply {
+  raw: { data: string; type: string };
+  etag: string;
+  headers: Record<string, string>;
+}
 
-function serializedView(view: View, ticket: StoredTicket) {
+function serializedView(view: View, ticket: StoredTicket): ReadReply {
   let forTicket = serialized.get(ticket);
   if (!forTicket) serialized.set(ticket, (forTicket = {}));
   return (forTicket[view] ??= (() => {
     const body = JSON.stringify(view === 'full' ? fullView(ticket) : publicView(ticket));
-    return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+    return Object.freeze({
+      raw: Object.freeze({ data: body, type: 'application/json; charset=utf-8' }),
+      etag: `"${createHash('sha1').update(body).digest('base64url')}"`,
+      headers: READ_HEADERS,
+    });
   })());
 }
 
@@ -284,12 +295,7 @@ const read = route({
   errors: { 404: ['ticket_not_found'] },
   async handler({ actor, query }, deps) {
     const ticket = await findTicket(deps.tickets[actor.mode], actor, query.id, query.email);
-    const { body, etag } = serializedView(viewOf(actor), ticket);
-    return {
-      raw: { data: body, type: 'application/json; charset=utf-8' },
-      etag,
-      headers: { 'Cache-Control': 'private, no-cache' },
-    };
+    return serializedView(viewOf(actor), ticket);
   },
 });
 

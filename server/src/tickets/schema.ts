@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CLOSE_REQUESTERS, HTTP_URL, httpUrl, INBOX_VIEWS, LIST_SORTS, PRIORITIES } from '../model/index.js';
 import { parseJson } from '../http/body.js';
+import { withFastPath } from '../http/validate.js';
 import { email, formBool, formInt, id, longText, optional, singleLine } from '../http/coerce.js';
 
 const MESSAGE_MAX = 50_000;
@@ -67,7 +68,22 @@ export const ownerEmail = optional(z.string().max(254)).describe(
   "the ticket's email: required with a public key (a wrong one answers 404 ticket_not_found)",
 );
 
-export const TicketQuery = z.object({ id, email: ownerEmail });
+/**
+ * GET /ticket's query. Its fast path (http/validate.ts) is what zod answers for a query of strings
+ * within the limits: `id` trimmed, `email` kept when given ("" means not given), other names dropped.
+ */
+export const TicketQuery = withFastPath(z.object({ id, email: ownerEmail }), (input) => {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const query = input as Record<string, unknown>;
+  const given = query.id;
+  if (typeof given !== 'string') return undefined;
+  const ticketId = given.trim();
+  if (ticketId.length < 1 || ticketId.length > 100) return undefined;
+  if (!('email' in query)) return { id: ticketId };
+  const proof = query.email;
+  if (proof === undefined || proof === null || proof === '') return { id: ticketId, email: undefined };
+  return typeof proof === 'string' && proof.length <= 254 ? { id: ticketId, email: proof } : undefined;
+});
 
 export const ReplyInput = z.object({
   ticket_id: id,
