@@ -38,20 +38,22 @@ export const PARALLEL_FROM = 2000;
  * ahead of the consumer, which counts the batches it is done with in `consumed`.
  */
 const READER = `
-const { workerData, parentPort } = require('node:worker_threads');
+const { workerData, parentPort, receiveMessageOnPort } = require('node:worker_threads');
 const { openSync, readSync, closeSync } = require('node:fs');
 const { dir, names, shared, batchBytes, ahead } = workerData;
 const consumed = new Int32Array(shared);
 const list = names.split('\\0');
 let i = 0;
 let sent = 0;
+const spare = []; // buffers the consumer is done with, sent back
 while (i < list.length) {
   for (;;) {
     const done = Atomics.load(consumed, 0);
     if (sent - done < ahead) break;
     Atomics.wait(consumed, 0, done);
   }
-  let data = Buffer.allocUnsafeSlow(batchBytes);
+  for (let m = receiveMessageOnPort(parentPort); m; m = receiveMessageOnPort(parentPort)) spare.push(m.message);
+  let data = spare.length ? Buffer.from(spare.pop()) : Buffer.allocUnsafeSlow(batchBytes);
   let length = 0;
   const batch = [];
   const ends = [];
@@ -90,8 +92,8 @@ parentPort.postMessage({ done: true });
 /** Reads files in this thread, a batch at a time (open, read, close into one buffer: no fstat). */
 function* readHere(dir: string, names: string[]): Generator<FileBatch> {
   let i = 0;
+  let data = Buffer.allocUnsafe(BATCH_BYTES); // one buffer for every batch
   while (i < names.length) {
-    let data = Buffer.allocUnsafe(BATCH_BYTES);
     let length = 0;
     const batch: string[] = [];
     const ends: number[] = [];
@@ -123,7 +125,8 @@ function* readHere(dir: string, names: string[]): Generator<FileBatch> {
 }
 
 /**
- * The files `names` of `dir`, in that order, in batches. Many files are read by a second thread
+ * The files `names` of `dir`, in that order, in batches; a batch's texts are to be taken before the
+ * next batch is asked for (its buffer is then used again). Many files are read by a second thread
  * while this one works on the batches already read: reading 100k small files is mostly system
  * calls (open, read, close: about a second of a core here), which then overlap with parsing them.
  * A file that cannot be read (gone, a directory, no permission) comes back without text.
@@ -178,6 +181,7 @@ export async function* readFiles(
       const next = queue.shift();
       if (next) {
         yield new FileBatch(next.names, next.ends, Buffer.from(next.data));
+        worker.postMessage(next.data, [next.data]); // its buffer, for a batch to come
         Atomics.add(consumed, 0, 1);
         Atomics.notify(consumed, 0);
         continue;
