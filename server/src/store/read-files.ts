@@ -30,7 +30,7 @@ const BATCH_BYTES = 1 << 20;
 /** Batches the reading thread may be ahead of the parsing one. */
 const AHEAD = 8;
 /** Below this many files, a second thread costs more to start (some 30 ms) than it saves. */
-export const PARALLEL_FROM = 2000;
+const PARALLEL_FROM = 2000;
 
 /**
  * The reading thread: the same loop as readHere, as plain JavaScript (run with eval, so it needs no
