@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
 import { ApiError } from '../http/errors.js';
 import type { UploadedFile } from '../http/multipart.js';
 import { extensionOf, sanitizeFileName } from './file-name.js';
@@ -65,6 +64,8 @@ export async function checkFile(file: UploadedFile, param: string): Promise<Chec
   if (!name || !ext) throw refuse(param, `The file needs a name with one of these extensions: ${ALLOWED}.`);
   const binary = BINARY[ext];
   if (binary) {
+    // Loaded with the first binary upload, not at every start of the server (about 0.1 s).
+    const { fileTypeFromBuffer } = await import('file-type');
     const detected = await fileTypeFromBuffer(file.data);
     if (!detected || !binary.detected.includes(detected.ext)) {
       throw refuse(param, `${name} is not really a .${ext} file.`);

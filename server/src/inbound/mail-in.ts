@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { convert as htmlToText } from 'html-to-text';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 import type { Logger } from 'pino';
 import { checkBlocklists } from '../abuse/blocklist.js';
 import type { Config } from '../config/config.js';
@@ -19,6 +18,14 @@ import { derive } from '../tickets/sla.js';
 import { firstOpenStatus, isClosedStatus, setStatus } from '../tickets/statuses.js';
 import { bounceOf, loopReason, senderOf, type Bounce } from './classify.js';
 import { replyText } from './reply-text.js';
+
+// Loaded with the first mail, not at every start of the server: mailparser, html-to-text and their
+// character sets cost some 0.3 s, and most servers take no mail in.
+const mailParsing = async () => ({
+  simpleParser: (await import('mailparser')).simpleParser,
+  htmlToText: (await import('html-to-text')).convert,
+});
+type HtmlToText = Awaited<ReturnType<typeof mailParsing>>['htmlToText'];
 
 export interface InboundDeps {
   configStore: ConfigStore;
@@ -99,6 +106,7 @@ export class MailIn {
     const config = deps.configStore.get();
     const support = config.mail.from_address;
     if (!support) throw new UnusableMail('mail.from_address is not set: there is no support address');
+    const { simpleParser, htmlToText } = await mailParsing();
     const mail = await simpleParser(raw, { skipImageLinks: true });
     const sender = senderOf(mail);
     if (!sender || !sender.includes('@')) throw new UnusableMail('the mail names no sender address');
@@ -113,7 +121,7 @@ export class MailIn {
       messageId && /^[\x20-\x7e]{1,200}$/.test(messageId)
         ? messageId
         : `sha256:${createHash('sha256').update(raw).digest('hex')}`;
-    const text = this.text(mail);
+    const text = this.text(mail, htmlToText);
     try {
       checkBlocklists(config.blocklists, { ip: '', email: sender, texts: [mail.subject ?? '', text] });
     } catch (err) {
@@ -254,7 +262,7 @@ export class MailIn {
   }
 
   /** The new text: the plain part (or text made from the HTML), without quotes unless forwarded. */
-  private text(mail: ParsedMail): string {
+  private text(mail: ParsedMail, htmlToText: HtmlToText): string {
     // mailparser makes text from the HTML only when the HTML is the whole mail, not inside a
     // multipart/related (HTML with inline images): made here then, the same way.
     const whole = (mail.text?.trim() || (mail.html ? htmlToText(mail.html, { wordwrap: false }) : '')).trim();

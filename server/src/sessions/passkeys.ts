@@ -1,13 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-  type WebAuthnCredential,
-} from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON, WebAuthnCredential } from '@simplewebauthn/server';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { auditEntry } from '../audit/audit.js';
@@ -31,6 +22,13 @@ import { checkOrigin, cookieName } from './session-cookie.js';
 import { countAttempt, startSession } from './sign-in.js';
 
 const route = routeFor<SessionRouteDeps>();
+
+// Loaded at the first passkey request, not at start: with its ASN.1 and X.509 parsers the library
+// costs every start of the server about half a second (the largest of its imports).
+const webauthn = async () => ({
+  ...(await import('@simplewebauthn/server')),
+  isoBase64URL: (await import('@simplewebauthn/server/helpers')).isoBase64URL,
+});
 
 /** A challenge is good this long, once: the browser's prompt gives the agent about as much. */
 const CHALLENGE_MS = 5 * 60_000;
@@ -91,7 +89,9 @@ const registrationOptions = route({
     const agent = agentNow(deps, agentOf(actor).agent.id);
     if (agent.passkeys.length >= MAX_PASSKEYS)
       throw new ApiError(409, 'too_many_passkeys', `An agent has at most ${MAX_PASSKEYS} passkeys: remove one first.`);
-    const options = await generateRegistrationOptions({
+    const options = await (
+      await webauthn()
+    ).generateRegistrationOptions({
       rpName: 'Ticketing',
       rpID: relyingParty(ctx, deps.config).rpID,
       userName: agent.email,
@@ -118,9 +118,10 @@ const addPasskey = route({
   async handler({ actor, body, ctx }, deps) {
     const agent = agentNow(deps, agentOf(actor).agent.id);
     const rp = relyingParty(ctx, deps.config);
+    const lib = await webauthn();
     let verified;
     try {
-      verified = await verifyRegistrationResponse({
+      verified = await lib.verifyRegistrationResponse({
         response: body.response as unknown as RegistrationResponseJSON,
         expectedChallenge: takeChallenge(deps, agent.id),
         expectedOrigin: rp.origins,
@@ -134,7 +135,7 @@ const addPasskey = route({
     const { credential } = verified.registrationInfo;
     const passkey: StoredPasskey = {
       id: credential.id,
-      public_key: isoBase64URL.fromBuffer(credential.publicKey),
+      public_key: lib.isoBase64URL.fromBuffer(credential.publicKey),
       counter: credential.counter,
       name: body.name,
       transports: credential.transports ?? [],
@@ -189,7 +190,9 @@ const signInOptions = route({
       const wait = await deps.rateLimiter.hit(`passkey-options|${ip}`, OPTIONS_PER_MINUTE, 60_000);
       if (wait) throw rateLimited(wait);
     }
-    const options = await generateAuthenticationOptions({
+    const options = await (
+      await webauthn()
+    ).generateAuthenticationOptions({
       rpID: relyingParty(ctx, deps.config).rpID,
       userVerification: 'preferred',
     });
@@ -223,16 +226,17 @@ const signInWithPasskey = route({
     const passkey = agent?.passkeys.find((p) => p.id === response.id);
     if (!agent || !passkey) throw refused();
     const rp = relyingParty(ctx, deps.config);
+    const lib = await webauthn();
     let newCounter: number;
     try {
-      const verified = await verifyAuthenticationResponse({
+      const verified = await lib.verifyAuthenticationResponse({
         response,
         expectedChallenge: takeChallenge(deps, null),
         expectedOrigin: rp.origins,
         expectedRPID: rp.rpID,
         credential: {
           id: passkey.id,
-          publicKey: isoBase64URL.toBuffer(passkey.public_key),
+          publicKey: lib.isoBase64URL.toBuffer(passkey.public_key),
           counter: passkey.counter,
           transports: passkey.transports as NonNullable<WebAuthnCredential['transports']>,
         },

@@ -1,8 +1,9 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable } from './durable-write.js';
 import type { Job, JobStore } from './job-store.js';
+import { readFiles } from './read-files.js';
 
 /**
  * data/outbox/<id>.json, one file per waiting job, fsynced before it resolves; every job is also held
@@ -20,13 +21,17 @@ export class FileJobStore implements JobStore {
     await makeDir(dir);
     await removeStaleTemps(dir);
     const store = new FileJobStore(dir);
-    for (const name of await readdir(dir)) {
-      if (!name.endsWith('.json')) continue;
-      try {
-        const job = JSON.parse(await readFile(join(dir, name), 'utf8')) as Job;
-        store.jobs.set(job.id, job);
-      } catch {
-        logger.error({ file: join(dir, name) }, 'outbox: unreadable job file left in place');
+    // The ticket store's reader: batches of synchronous reads (one awaited readFile per job took
+    // about 0.5 s per thousand jobs at start-up), on a second thread when there are many.
+    const names = (await readdir(dir)).filter((name) => name.endsWith('.json'));
+    for await (const batch of readFiles(dir, names)) {
+      for (let i = 0; i < batch.names.length; i++) {
+        try {
+          const job = JSON.parse(batch.text(i) ?? '') as Job;
+          store.jobs.set(job.id, job);
+        } catch {
+          logger.error({ file: join(dir, batch.names[i]!) }, 'outbox: unreadable job file left in place');
+        }
       }
     }
     return store;

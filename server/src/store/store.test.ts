@@ -151,6 +151,64 @@ describe('start-up checks', () => {
     expect(existsSync(join(dataDir, 'LOCK'))).toBe(false); // a failed start releases the lock
   });
 
+  it('reads thousands of tickets (on a second thread), and still stops on a damaged or unreadable one', async () => {
+    const dataDir = await tempDir();
+    const dir = join(dataDir, 'live', 'tickets');
+    await mkdir(dir, { recursive: true });
+    const ids: string[] = [];
+    for (let i = 0; i < 2500; i++) {
+      const id = newId('tkt');
+      ids.push(id);
+      const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+      const ticket = {
+        ...JSON.parse(JSON.stringify(ticketInput())),
+        id,
+        status: i % 2 ? 'open' : 'closed',
+        priority: 'normal',
+        category: null,
+        fields: {},
+        page_url: null,
+        agent_id: null,
+        tags: [],
+        close_request: null,
+        rating: null,
+        replies: [],
+        attachments: [],
+        due_at: null,
+        closed_at: null,
+        created_at: at,
+        updated_at: at,
+      };
+      await writeFile(join(dir, `${id}.json`), JSON.stringify(ticket));
+    }
+    const store = await FileTicketStore.open(dataDir, 'live');
+    expect(await store.count({})).toBe(2500);
+    expect(await store.count({ status: 'open' })).toBe(1250);
+    const page = await store.list({}, 3, 0);
+    expect(page.items.map((t) => t.id)).toEqual([ids[2499], ids[2498], ids[2497]]); // newest first
+    await store.close();
+
+    const damaged = join(dir, `${ids[1700]}.json`);
+    const torn = (await readFile(damaged, 'utf8')).slice(0, 40);
+    await writeFile(damaged, torn);
+    const err = await FileTicketStore.open(dataDir, 'live').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StartupError);
+    expect((err as StartupError).message).toContain(damaged);
+    expect(await readFile(damaged, 'utf8')).toBe(torn);
+
+    await rm(damaged);
+    await mkdir(damaged); // a directory where a ticket file should be: not readable as one
+    const unreadable = await FileTicketStore.open(dataDir, 'live').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(unreadable).toBeInstanceOf(StartupError);
+    expect((unreadable as StartupError).message).toContain(damaged);
+  });
+
   it('stops on a corrupt config.json and leaves it untouched', async () => {
     const dataDir = await tempDir();
     await writeFile(join(dataDir, 'config.json'), '{"keys": [oops');

@@ -276,4 +276,15 @@ describe('TicketIndex', () => {
       }
     }
   });
+
+  it('previews the last message with its white space collapsed, trimmed and cut at 200 characters', () => {
+    const preview = (message: string) =>
+      listItem({ ...ticket(1, 0, 'open', 'a@x.example'), message }).last_message.preview;
+    expect(preview('plain words, single spaces')).toBe('plain words, single spaces');
+    expect(preview('  two  spaces\tand a tab\n\nand lines\u00a0nbsp ')).toBe('two spaces and a tab and lines nbsp');
+    expect(preview('one\nline')).toBe('one line');
+    expect(preview(' padded ')).toBe('padded');
+    expect(preview('x'.repeat(500))).toBe('x'.repeat(200));
+    expect(preview(`${' '.repeat(390)}${'y'.repeat(30)}`)).toBe('y'.repeat(10)); // only the first 400 characters are looked at
+  });
 });

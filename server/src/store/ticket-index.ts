@@ -32,13 +32,17 @@ export function customerSpokeLast(t: StoredTicket): boolean {
 }
 
 const PREVIEW = 200;
-/** The start of a text for a list row: white space collapsed, at most PREVIEW characters. */
-const preview = (text: string) =>
-  text
-    .slice(0, PREVIEW * 2)
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, PREVIEW);
+// White space that collapsing would change: a run of two, or any white space but a plain space.
+const UNCOLLAPSED = /\s\s|[^\S ]/;
+/**
+ * The start of a text for a list row: white space collapsed, at most PREVIEW characters. Most
+ * messages have single spaces only: a test is several times cheaper than a replace that rebuilds
+ * the string (start-up makes a preview of every ticket).
+ */
+const preview = (text: string) => {
+  const start = text.slice(0, PREVIEW * 2);
+  return (UNCOLLAPSED.test(start) ? start.replace(/\s+/g, ' ') : start).trim().slice(0, PREVIEW);
+};
 
 /** What the scheduler needs to know of a ticket (every store keeps it beside the list view). */
 export function automationFacts(t: StoredTicket): AutomationFacts {
@@ -238,7 +242,9 @@ export class TicketIndex {
 
   /** Sorts what add() collected, once, and builds the per-status lists and the counters. */
   sorted() {
-    this.ordered.sort((a, b) => (before(a.item, b.item) ? -1 : before(b.item, a.item) ? 1 : 0));
+    // Comparators that decide in one pass (not two calls of a `before`): 100k tickets come in the
+    // directory's order, so this sort makes some 1.7 million comparisons.
+    this.ordered.sort((a, b) => byCreated(b, a));
     this.byStatus.clear();
     this.waiting.clear();
     this.unassigned.clear();
@@ -250,8 +256,8 @@ export class TicketIndex {
     this.dueByStatus.clear();
     for (const e of this.ordered) if (e.item.due_at !== null) this.dueList(e.item.status).push(e);
     for (const list of this.dueByStatus.values()) list.sort((a, b) => (beforeDue(a, b) ? -1 : beforeDue(b, a) ? 1 : 0));
-    this.byActivity = [...this.ordered];
-    this.byActivity.sort((a, b) => (beforeActivity(a, b) ? -1 : beforeActivity(b, a) ? 1 : 0));
+    this.byActivity = this.ordered.slice();
+    this.byActivity.sort((a, b) => ORDERS.activity(b, a));
   }
 
   put(t: StoredTicket) {
