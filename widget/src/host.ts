@@ -228,7 +228,9 @@ export function createWidget(
     // the origin's storage (measured: the largest and least steady part of the loader's cost, up to
     // 10 ms at 4x CPU). Drawing needs none of it: it runs 2 s later, when the page is idle, unless the
     // panel started the watcher meanwhile.
-    const check = () => watcher || watch();
+    const check = () => {
+      if (!watcher) watch();
+    };
     setTimeout(
       () => (typeof requestIdleCallback === 'function' ? requestIdleCallback(check, { timeout: 1000 }) : check()),
       2000,
