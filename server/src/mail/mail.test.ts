@@ -47,14 +47,20 @@ const outboxFiles = (s: TestServer) => queuedJobIds(s);
  * enough: the pass a create starts may begin after the create's answer, when idle() finds none running.
  */
 async function firstAttempts(s: TestServer, count: number) {
+  let seen: { attempts: number; last_error: string | null }[] = [];
+  // Generous: with the whole suite running, each attempt waits for its file's fsync; CI once needed
+  // more than 10 s. On a timeout the message says how far the jobs got.
   await eventually(
     async () => {
       const jobs = await queuedJobs(s);
+      seen = jobs.map((j) => ({ attempts: j.attempts, last_error: j.last_error }));
       return jobs.length === count && jobs.every((j) => j.attempts >= 1);
     },
-    10_000,
+    30_000,
     `a first attempt of ${count} queued mails`,
-  );
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; the queue: ${JSON.stringify(seen)}`);
+  });
   await s.running.deps.outbox.idle();
 }
 
