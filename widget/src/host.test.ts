@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { $, mountWidget, server, support, until, type Mounted, type TestServer } from './test-support/widget.js';
 
@@ -151,6 +153,38 @@ describe('the launcher', () => {
       expect(document.querySelector('[data-ticketing]')).toBeNull();
     } finally {
       console.error = original;
+    }
+  });
+
+  it('keeps the launcher when the configuration fails for another reason, and asks again at the next click', async () => {
+    const real = (await support(s, 'GET', '/widget-config', undefined, s.keys.pk)).body;
+    let asked = 0;
+    // A server in the middle of a restart: 503 once, then the configuration.
+    const flaky = createServer((req, res) => {
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      res.setHeader('Access-Control-Allow-Headers', 'Authorization');
+      if (req.method === 'OPTIONS') return res.writeHead(204).end();
+      res.setHeader('Content-Type', 'application/json');
+      if (++asked === 1) return res.writeHead(503).end('{"error":{"code":"unavailable","message":"Restarting"}}');
+      res.end(JSON.stringify(real));
+    });
+    await new Promise<void>((ok) => flaky.listen(0, '127.0.0.1', ok));
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args.join(' '));
+    try {
+      const { port } = flaky.address() as AddressInfo;
+      w = mountWidget(s, { api: `http://127.0.0.1:${port}/v1` }, real.design);
+      await until(() => $(w!.root, 'button.launcher'));
+      w.handle.open();
+      await until(() => expect(errors.join('\n')).toMatch(/could not start.*503/));
+      expect($(w.root, 'button.launcher')).toBeTruthy(); // still there
+      w.handle.open();
+      await until(() => $(w!.root, '[role="dialog"]'));
+      expect(asked).toBe(2);
+    } finally {
+      console.error = original;
+      flaky.close();
     }
   });
 

@@ -239,27 +239,23 @@ export function createWidget(
   }
 
   /**
-   * /widget-config, asked for once. A refusal (a revoked key, an origin the key does not allow) means
-   * the widget cannot work on this page: the launcher goes away. Unreachable: asked again next time.
+   * /widget-config, asked for once. A refusal (401, 403: a revoked or unknown key, a site the key does
+   * not allow) means the widget cannot work on this page: it goes away. Any other failure (rate
+   * limited, a restart, no network): asked again at the next hover or click.
    */
   function configured(): Promise<WidgetConfig> {
+    let refused = false;
     return (config ??= new Promise<WidgetConfig>((ok, no) => {
       const x = (xhr = new XMLHttpRequest());
       x.open('GET', `${options.api}/widget-config`);
       x.setRequestHeader('Authorization', `Bearer ${options.key}`);
       x.responseType = 'json';
-      x.onload = () => {
+      x.onload = x.onerror = () => {
         const c = x.response as WidgetConfig | null;
-        if (x.status !== 200 || !c) {
-          no(new Error(`widget-config answered ${x.status}`));
-          host?.remove();
-          return void (destroyed = true);
-        }
-        ok({ ...c, design: ours(c.design) });
-      };
-      x.onerror = () => {
-        config = undefined;
-        no(new Error('widget-config could not be reached'));
+        if (x.status === 200 && c) return ok({ ...c, design: ours(c.design) });
+        refused = x.status === 401 || x.status === 403;
+        if (!refused) config = undefined;
+        no(new Error(x.status ? `widget-config answered ${x.status}` : 'widget-config could not be reached'));
       };
       // Sent from a microtask, so that the call stack at send() is one short function: with DevTools'
       // network recording on, Chromium captures each request's initiator stack and V8 re-parses every
@@ -268,6 +264,7 @@ export function createWidget(
     }).catch((err: unknown) => {
       warn('could not start', err);
       emit('error', err);
+      if (refused) handle.destroy();
       throw err;
     }));
   }

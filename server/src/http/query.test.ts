@@ -35,6 +35,10 @@ describe('parseQuery, the query as ctx.query gives it', () => {
     'a=é',
     'a=%00%1f',
     'x=1;y=2&z=?/:@',
+    '?id=tkt_x', // GET /v1/ticket??id=…: URLSearchParams drops one leading '?'
+    '?',
+    '?=1',
+    '??a=1',
   ])('%j', (querystring) => {
     expect(shape(parseQuery(querystring))).toEqual(shape(koa.parse(querystring)));
   });

@@ -30,7 +30,8 @@ function add(target: Query, name: string, value: string) {
 export function parseQuery(querystring: string): Query {
   const out: Query = {};
   if (!querystring) return out;
-  if (!PLAIN.test(querystring)) {
+  // A leading '?' (from `??a=1`) is one URLSearchParams drops: Koa's way for it too.
+  if (querystring.charCodeAt(0) === 63 || !PLAIN.test(querystring)) {
     const params = new URLSearchParams(querystring);
     for (const [name, value] of params) add(out, name, value);
     return out;

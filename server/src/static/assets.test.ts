@@ -40,13 +40,14 @@ describe('the widget files', () => {
   it('changes widget.js when the design changes, and answers 304 to a browser that has it', async () => {
     const first = await fetch(`${s.url}/widget.js`);
     const etag = first.headers.get('etag')!;
-    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    expect(etag).toMatch(/^W\/"[\w-]{22}"$/);
     // As a browser revalidates its copy (fetch() would add Cache-Control: no-cache, and get a 200).
     const again = await new Promise<IncomingMessage>((ok) =>
       request(`${s.url}/widget.js`, { headers: { 'If-None-Match': etag } }, ok).end(),
     );
     expect(again.statusCode).toBe(304);
     expect(again.headers['cache-control']).toBe('public, max-age=300');
+    expect(again.headers.vary).toContain('Accept-Encoding');
     // A title that would end the script if it were pasted in unescaped stays a string.
     const title = 'Help "desk" </script> \u2028 })();alert(1)//';
     expect((await s.call('POST', '/admin?r=design', { json: { title } })).status).toBe(200);

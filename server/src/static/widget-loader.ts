@@ -27,7 +27,8 @@ export function widgetLoader(built: Asset, config: ConfigStore, headers: Record<
       const body = Buffer.from(
         `${code.slice(0, head)}(function(${DESIGN_PARAMETER}){${code.slice(head)}\n})(${current});\n`,
       );
-      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+      // Weak: the same tag for the br, gzip and plain forms of one body.
+      const etag = `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
       asset = { body, type: built.type, cache: built.cache, etag };
     }
     for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
@@ -36,6 +37,7 @@ export function widgetLoader(built: Asset, config: ConfigStore, headers: Record<
     if (ctx.fresh) {
       ctx.status = 304;
       ctx.set('Cache-Control', asset.cache);
+      ctx.vary('Accept-Encoding'); // as the 200 says
       return;
     }
     sendAsset(ctx, asset);

@@ -142,18 +142,25 @@ export async function* readFiles(
   }
   const shared = new SharedArrayBuffer(4);
   const consumed = new Int32Array(shared);
-  const worker = new Worker(READER, {
-    eval: true,
-    // Not the server's own flags (a loader such as tsx would only slow the thread's start).
-    execArgv: [],
-    workerData: {
-      dir,
-      names: names.join('\0') /* the one character no file name holds */,
-      shared,
-      batchBytes: BATCH_BYTES,
-      ahead: AHEAD,
-    },
-  });
+  let worker: Worker;
+  try {
+    worker = new Worker(READER, {
+      eval: true,
+      // Not the server's own flags (a loader such as tsx would only slow the thread's start).
+      execArgv: [],
+      workerData: {
+        dir,
+        names: names.join('\0') /* the one character no file name holds */,
+        shared,
+        batchBytes: BATCH_BYTES,
+        ahead: AHEAD,
+      },
+    });
+  } catch {
+    // No second thread here (Node's permission model without --allow-worker, say): read in this one.
+    yield* readHere(dir, names);
+    return;
+  }
   const queue: { names: string[]; ends: number[]; data: ArrayBuffer }[] = [];
   let done = false;
   let failure: Error | undefined;
