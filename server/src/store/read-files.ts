@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
@@ -33,13 +33,59 @@ const AHEAD = 8;
 const PARALLEL_FROM = 2000;
 
 /**
- * The reading thread: the same loop as readHere, as plain JavaScript (run with eval, so it needs no
- * file of its own beside the compiled or the TypeScript sources). It waits while it is AHEAD batches
+ * Reads files of `list` from `i` on into `data` until it is half full (open, read, close into one
+ * buffer: no fstat), growing it for a large file. Plain JavaScript with no imports (`fs` is passed):
+ * the reading thread runs this very function's source.
+ */
+function fillBatch(
+  fs: Pick<typeof import('node:fs'), 'openSync' | 'readSync' | 'closeSync'>,
+  dir: string,
+  list: string[],
+  i: number,
+  data: Buffer,
+  batchBytes: number,
+) {
+  let length = 0;
+  const batch: string[] = [];
+  const ends: number[] = [];
+  while (i < list.length && length < batchBytes / 2) {
+    const name = list[i++]!;
+    const start = length;
+    try {
+      const fd = fs.openSync(dir + '/' + name, 'r');
+      try {
+        for (;;) {
+          if (length === data.length) {
+            const bigger = Buffer.allocUnsafeSlow(data.length * 2);
+            data.copy(bigger, 0, 0, length);
+            data = bigger;
+          }
+          const n = fs.readSync(fd, data, length, data.length - length, null);
+          if (n === 0) break;
+          length += n;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+      ends.push(length);
+    } catch {
+      length = start;
+      ends.push(-1);
+    }
+    batch.push(name);
+  }
+  return { i, data, batch, ends };
+}
+
+/**
+ * The reading thread, run with eval (so it needs no file of its own beside the compiled or the
+ * TypeScript sources), around fillBatch's own source. It waits while it is AHEAD batches
  * ahead of the consumer, which counts the batches it is done with in `consumed`.
  */
 const READER = `
 const { workerData, parentPort, receiveMessageOnPort } = require('node:worker_threads');
-const { openSync, readSync, closeSync } = require('node:fs');
+const fs = require('node:fs');
+${fillBatch}
 const { dir, names, shared, batchBytes, ahead } = workerData;
 const consumed = new Int32Array(shared);
 const list = names.split('\\0');
@@ -54,72 +100,22 @@ while (i < list.length) {
   }
   for (let m = receiveMessageOnPort(parentPort); m; m = receiveMessageOnPort(parentPort)) spare.push(m.message);
   let data = spare.length ? Buffer.from(spare.pop()) : Buffer.allocUnsafeSlow(batchBytes);
-  let length = 0;
-  const batch = [];
-  const ends = [];
-  while (i < list.length && length < batchBytes / 2) {
-    const name = list[i++];
-    const start = length;
-    try {
-      const fd = openSync(dir + '/' + name, 'r');
-      try {
-        for (;;) {
-          if (length === data.length) {
-            const bigger = Buffer.allocUnsafeSlow(data.length * 2);
-            data.copy(bigger, 0, 0, length);
-            data = bigger;
-          }
-          const n = readSync(fd, data, length, data.length - length, null);
-          if (n === 0) break;
-          length += n;
-        }
-      } finally {
-        closeSync(fd);
-      }
-      ends.push(length);
-    } catch {
-      length = start;
-      ends.push(-1);
-    }
-    batch.push(name);
-  }
+  let batch, ends;
+  ({ i, data, batch, ends } = fillBatch(fs, dir, list, i, data, batchBytes));
   parentPort.postMessage({ names: batch, ends, data: data.buffer }, [data.buffer]);
   sent++;
 }
 parentPort.postMessage({ done: true });
 `;
 
-/** Reads files in this thread, a batch at a time (open, read, close into one buffer: no fstat). */
+/** Reads files in this thread, a batch at a time. */
 function* readHere(dir: string, names: string[]): Generator<FileBatch> {
   let i = 0;
-  let data = Buffer.allocUnsafe(BATCH_BYTES); // one buffer for every batch
+  let data: Buffer = Buffer.allocUnsafe(BATCH_BYTES); // one buffer for every batch
   while (i < names.length) {
-    let length = 0;
-    const batch: string[] = [];
-    const ends: number[] = [];
-    while (i < names.length && length < BATCH_BYTES / 2) {
-      const name = names[i++]!;
-      const start = length;
-      try {
-        const fd = openSync(`${dir}/${name}`, 'r');
-        try {
-          for (;;) {
-            if (length === data.length)
-              data = Buffer.concat([data.subarray(0, length), Buffer.allocUnsafe(data.length)]);
-            const n = readSync(fd, data, length, data.length - length, null);
-            if (n === 0) break;
-            length += n;
-          }
-        } finally {
-          closeSync(fd);
-        }
-        ends.push(length);
-      } catch {
-        length = start;
-        ends.push(-1);
-      }
-      batch.push(name);
-    }
+    let batch: string[];
+    let ends: number[];
+    ({ i, data, batch, ends } = fillBatch(fs, dir, names, i, data, BATCH_BYTES));
     yield new FileBatch(batch, ends, data);
   }
 }
