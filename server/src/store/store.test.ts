@@ -28,6 +28,30 @@ afterEach(async () => {
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/** A stored ticket, the `i`th created (one second apart from 2026-01-01). */
+const storedTicket = (i: number): Ticket => ({
+  id: newId('tkt'),
+  subject: `journal ${i}`,
+  message: 'm',
+  name: 'N',
+  email: 'n@example.com',
+  status: 'open',
+  priority: 'normal',
+  category: null,
+  fields: {},
+  page_url: null,
+  agent_id: null,
+  tags: [],
+  close_request: null,
+  rating: null,
+  replies: [],
+  attachments: [],
+  due_at: null,
+  closed_at: null,
+  created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+  updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+});
+
 describe('the data directory', () => {
   it("is its owner's only: every folder the server creates is 0700, every file 0600", async () => {
     const root = join(await tempDir(), 'not');
@@ -157,29 +181,9 @@ describe('start-up checks', () => {
     await mkdir(dir, { recursive: true });
     const ids: string[] = [];
     for (let i = 0; i < 2500; i++) {
-      const id = newId('tkt');
-      ids.push(id);
-      const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-      const ticket = {
-        ...JSON.parse(JSON.stringify(ticketInput())),
-        id,
-        status: i % 2 ? 'open' : 'closed',
-        priority: 'normal',
-        category: null,
-        fields: {},
-        page_url: null,
-        agent_id: null,
-        tags: [],
-        close_request: null,
-        rating: null,
-        replies: [],
-        attachments: [],
-        due_at: null,
-        closed_at: null,
-        created_at: at,
-        updated_at: at,
-      };
-      await writeFile(join(dir, `${id}.json`), JSON.stringify(ticket));
+      const ticket = { ...storedTicket(i), status: i % 2 ? 'open' : 'closed' };
+      ids.push(ticket.id);
+      await writeFile(join(dir, `${ticket.id}.json`), JSON.stringify(ticket));
     }
     const store = await FileTicketStore.open(dataDir, 'live');
     expect(await store.count({})).toBe(2500);
@@ -369,28 +373,6 @@ describe('durable writes', () => {
 });
 
 describe('the journal (group commit)', () => {
-  const ticket = (i: number): Ticket => ({
-    id: newId('tkt'),
-    subject: `journal ${i}`,
-    message: 'm',
-    name: 'N',
-    email: 'n@example.com',
-    status: 'open',
-    priority: 'normal',
-    category: null,
-    fields: {},
-    page_url: null,
-    agent_id: null,
-    tags: [],
-    close_request: null,
-    rating: null,
-    replies: [],
-    attachments: [],
-    due_at: null,
-    closed_at: null,
-    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-    updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-  });
   const journalFiles = async (dir: string) =>
     (await readdir(join(dir, 'live'))).filter((n) => n.startsWith('journal-'));
   const ticketFiles = async (dir: string) => (await readdir(join(dir, 'live', 'tickets'))).sort();
@@ -401,7 +383,7 @@ describe('the journal (group commit)', () => {
     const store = await FileTicketStore.open(dir, 'live');
     const syncs: string[] = [];
     setFaultInjector((op, path) => void (op === 'fsync' && path.includes('journal-') && syncs.push(path)));
-    const written = await Promise.all(Array.from({ length: 50 }, (_, i) => store.create({ ticket: ticket(i) })));
+    const written = await Promise.all(Array.from({ length: 50 }, (_, i) => store.create({ ticket: storedTicket(i) })));
     setFaultInjector(undefined);
     expect(syncs.length).toBeGreaterThan(0);
     expect(syncs.length).toBeLessThan(10); // 50 writes, a handful of commits
@@ -419,13 +401,13 @@ describe('the journal (group commit)', () => {
   it('replays updates and removals in order, and skips a line cut by a crash', async () => {
     const dir = await tempDir();
     const store = await FileTicketStore.open(dir, 'live');
-    const [a, b] = [ticket(1), ticket(2)];
+    const [a, b] = [storedTicket(1), storedTicket(2)];
     await store.create({ ticket: a });
     await store.create({ ticket: b });
     await store.update(a.id, (t) => ({ ticket: { ...t, status: 'closed' } }));
     await store.remove(b.id);
     const [file] = await journalFiles(dir);
-    const c = ticket(3);
+    const c = storedTicket(3);
     await appendFile(join(dir, 'live', file!), JSON.stringify({ ticket: c }).slice(0, 40)); // a torn batch
     const again = await FileTicketStore.open(dir, 'live');
     expect((await again.get(a.id))?.status).toBe('closed');
@@ -437,7 +419,7 @@ describe('the journal (group commit)', () => {
   it('takes back a batch whose fdatasync failed, so a restart does not bring back a write answered as failed', async () => {
     const dir = await tempDir();
     const store = await FileTicketStore.open(dir, 'live');
-    const kept = await store.create({ ticket: ticket(1) });
+    const kept = await store.create({ ticket: storedTicket(1) });
     let failed = false;
     setFaultInjector((op, path) => {
       if (op === 'fsync' && path.includes('journal-') && !failed) {
@@ -445,11 +427,11 @@ describe('the journal (group commit)', () => {
         throw ioError('EIO', op);
       }
     });
-    const lost = ticket(2);
+    const lost = storedTicket(2);
     await expect(store.create({ ticket: lost })).rejects.toThrow(/EIO/);
     setFaultInjector(undefined);
     expect(await store.get(lost.id)).toBeUndefined();
-    const later = await store.create({ ticket: ticket(3) }); // the journal goes on after the failure
+    const later = await store.create({ ticket: storedTicket(3) }); // the journal goes on after the failure
     const again = await FileTicketStore.open(dir, 'live');
     expect(await again.get(lost.id)).toBeUndefined();
     expect(await again.get(kept.id)).toEqual(kept);
@@ -467,10 +449,10 @@ describe('the journal (group commit)', () => {
         throw ioError('EIO', op);
       }
     });
-    const lost = ticket(1);
+    const lost = storedTicket(1);
     await expect(store.create({ ticket: lost })).rejects.toThrow(/EIO/);
     setFaultInjector(undefined);
-    const later = await store.create({ ticket: ticket(2) }); // cuts the failed batch off first
+    const later = await store.create({ ticket: storedTicket(2) }); // cuts the failed batch off first
     const [file] = await journalFiles(dir);
     const text = await readFile(join(dir, 'live', file!), 'utf8');
     expect(text).not.toContain(lost.id);
@@ -483,7 +465,9 @@ describe('the journal (group commit)', () => {
     const written: Ticket[] = [];
     for (let round = 0; round < 5; round++)
       written.push(
-        ...(await Promise.all(Array.from({ length: 10 }, (_, i) => store.create({ ticket: ticket(round * 10 + i) })))),
+        ...(await Promise.all(
+          Array.from({ length: 10 }, (_, i) => store.create({ ticket: storedTicket(round * 10 + i) })),
+        )),
       );
     await store.idle();
     const files = await ticketFiles(dir);
