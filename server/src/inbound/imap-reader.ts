@@ -139,7 +139,11 @@ export class ImapReader {
       .catch((err: unknown) =>
         this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'mail in: IMAP read failed'),
       )
-      .finally(() => (this.polling = undefined));
+      .finally(() => {
+        this.polling = undefined;
+        // A kick that came while the last read was ending (after its check for more) gets its read.
+        if (this.again) this.kick();
+      });
   }
 
   private async read(client: ImapFlow, imap: Imap) {

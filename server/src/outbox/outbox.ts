@@ -176,7 +176,14 @@ export class Outbox {
       } while (this.again && !this.stopped);
     })()
       .catch((err: unknown) => this.logger.error({ err }, 'outbox: a pass failed'))
-      .finally(() => (this.running = undefined));
+      .finally(() => {
+        this.running = undefined;
+        // A call that came after the last check for more work, while this pass was ending (a few
+        // microtasks), found it still running and only set `again`: it gets its pass now, and those
+        // awaiting this one wait for that too. Without it, the job that call was for waited for the
+        // scheduler's next tick (CI saw one mail of a burst wait so).
+        if (this.again && !this.stopped) return this.process();
+      });
     return this.running;
   }
 

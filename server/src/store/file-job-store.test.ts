@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -54,4 +54,23 @@ describe('FileJobStore.open', () => {
       expect(await readFile(torn, 'utf8')).toBe('{"id": "evt_torn", "kind"');
     });
   }
+});
+
+describe('FileJobStore writes', () => {
+  // A pass may claim a job while its add() is still writing the file (the job is held in memory at
+  // once). CI saw the slow first write land last and the disk forget the attempt; a removal landing
+  // first would be worse: the sent mail's file comes back, and it is sent again after a restart.
+  it('keep the order they were asked in: a job removed while its file is being written stays removed', async () => {
+    const { dataDir } = await outboxWith(0);
+    const store = await FileJobStore.open(dataDir, pino({ level: 'silent' }));
+    const sent = { ...job(1), attempts: 0, next_attempt_at: '2026-01-01T00:00:00.000Z' };
+    const failed = { ...job(2), attempts: 0, next_attempt_at: '2026-01-01T00:00:00.000Z' };
+    const writes = [store.add(sent), store.add(failed)];
+    // The pass, without waiting for the adds: one mail went out, one failed and waits for a retry.
+    writes.push(store.remove(sent.id), store.save({ ...failed, attempts: 1, last_error: 'refused' }));
+    await Promise.all(writes);
+    expect((await readdir(join(dataDir, 'outbox'))).sort()).toEqual([`${failed.id}.json`]);
+    const reopened = await FileJobStore.open(dataDir, pino({ level: 'silent' }));
+    expect(await reopened.pending()).toEqual([{ ...failed, attempts: 1, last_error: 'refused' }]);
+  });
 });

@@ -3,15 +3,22 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { makeDir, removeStaleTemps, unlinkDurable, writeFileDurable } from './durable-write.js';
 import type { Job, JobStore } from './job-store.js';
+import { KeyedMutex } from './keyed-mutex.js';
 import { readFiles } from './read-files.js';
 
 /**
  * data/outbox/<id>.json, one file per waiting job, fsynced before it resolves; every job is also held
  * in memory (one process owns the directory), so claims are a flag in memory.
+ *
+ * A job is claimable as soon as it is added, so a pass can send it while its file is still being
+ * written. The writes of one job therefore go to disk in the order they were asked for: else a slow
+ * first write could land after the failed attempt's (the disk forgetting the attempt) or after the
+ * sent job's removal (the mail sent again after a restart).
  */
 export class FileJobStore implements JobStore {
   private jobs = new Map<string, Job>();
   private claimed = new Set<string>();
+  private writes = new KeyedMutex();
   readonly holdsUnstored = true;
 
   private constructor(private readonly dir: string) {}
@@ -44,7 +51,7 @@ export class FileJobStore implements JobStore {
    */
   async add(job: Job) {
     this.jobs.set(job.id, job);
-    await writeFileDurable(this.path(job.id), JSON.stringify(job));
+    await this.write(job);
   }
 
   claimDue(now: Date, limit: number) {
@@ -61,25 +68,31 @@ export class FileJobStore implements JobStore {
   async remove(id: string) {
     this.jobs.delete(id);
     this.claimed.delete(id);
-    await unlinkDurable(this.path(id));
+    await this.writes.run(id, () => unlinkDurable(this.path(id)));
   }
 
   async save(job: Job) {
     this.jobs.set(job.id, job);
     this.claimed.delete(job.id);
-    await writeFileDurable(this.path(job.id), JSON.stringify(job));
+    await this.write(job);
   }
 
   async dueNow(id: string, now: Date) {
     const job = this.jobs.get(id);
     if (!job || this.claimed.has(id)) return undefined;
     job.next_attempt_at = now.toISOString();
-    await writeFileDurable(this.path(id), JSON.stringify(job));
+    await this.write(job);
     return job;
   }
 
   pending() {
     return Promise.resolve([...this.jobs.values()]);
+  }
+
+  /** The job as it is now, written after the job's earlier writes. */
+  private write(job: Job) {
+    const data = JSON.stringify(job);
+    return this.writes.run(job.id, () => writeFileDurable(this.path(job.id), data));
   }
 
   private path(id: string) {
