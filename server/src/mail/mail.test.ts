@@ -49,8 +49,8 @@ const outboxFiles = (s: TestServer) => queuedJobIds(s);
 async function firstAttempts(s: TestServer, count: number) {
   let seen: { attempts: number; last_error: string | null }[] = [];
   // Generous, yet under the test's own 30 s: with the whole suite running, each attempt waits for its
-  // file's fsync. CI has also seen mails get no first attempt at all (not found yet); on a timeout
-  // the message says how far each job got.
+  // file's fsync. On a timeout the message says how far each job got (that is how a job left without
+  // a pass was found: outbox/outbox-passes.test.ts).
   await eventually(
     async () => {
       const jobs = await queuedJobs(s);
