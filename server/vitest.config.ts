@@ -19,6 +19,7 @@ const JSON_STORE_ONLY = [
   'src/http/access-log.test.ts',
   'src/tickets/ticket-query.test.ts',
   'src/outbox/outbox-passes.test.ts',
+  'src/mail/mailer.test.ts',
 ];
 
 export default defineConfig({

@@ -18,6 +18,26 @@ type Smtp = ConfigData['mail']['smtp'];
 // A silent or slow SMTP server must never hold a delivery forever: connect, greeting and idle
 // socket timeouts are set, and the attempt is retried later by the outbox.
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
+/**
+ * How long one outbox delivery may take in all, its wait for a pooled connection included. A server
+ * that trickles its answers (a line every few seconds, never done) resets the socket timeout forever;
+ * the delivery is then given up and retried later, instead of holding one of the outbox's workers.
+ */
+export const DELIVERY_LIMIT_MS = 5 * 60_000;
+/** The same for "send a test mail", which an admin waits for in the console. */
+const TEST_MAIL_LIMIT_MS = 30_000;
+
+/** Runs a send under a time limit, and says so plainly when it is reached. */
+async function limited<T>(limitMs: number, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const signal = AbortSignal.timeout(limitMs);
+  try {
+    return await send(signal);
+  } catch (err) {
+    if (signal.aborted) throw new Error(`the SMTP server did not finish within ${limitMs / 1000} s`, { cause: err });
+    throw err;
+  }
+}
+
 /** Connections the pool keeps open to the SMTP server at most; more messages wait their turn. */
 export const SMTP_MAX_CONNECTIONS = 3;
 
@@ -86,17 +106,20 @@ export async function sendTestMail(mail: ConfigData['mail'], message: MailMessag
   const transport = nodemailer.createTransport(connection(mail.smtp));
   try {
     const { dkim } = mail;
-    const info = (await transport.sendMail({
-      ...(dkim.domain_name && dkim.key_selector && dkim.private_key
-        ? { dkim: { domainName: dkim.domain_name, keySelector: dkim.key_selector, privateKey: dkim.private_key } }
-        : {}),
-      from: { name: mail.from_name, address: mail.from_address! },
-      to: message.to,
-      subject: subjectHeader(message.subject),
-      text: message.text,
-      html: message.html,
-      headers: { 'Auto-Submitted': 'auto-generated' },
-    })) as { response?: string };
+    const info = (await limited(TEST_MAIL_LIMIT_MS, (signal) =>
+      transport.sendMail({
+        signal,
+        ...(dkim.domain_name && dkim.key_selector && dkim.private_key
+          ? { dkim: { domainName: dkim.domain_name, keySelector: dkim.key_selector, privateKey: dkim.private_key } }
+          : {}),
+        from: { name: mail.from_name, address: mail.from_address! },
+        to: message.to,
+        subject: subjectHeader(message.subject),
+        text: message.text,
+        html: message.html,
+        headers: { 'Auto-Submitted': 'auto-generated' },
+      }),
+    )) as { response?: string };
     return { sent: true, response: info.response ?? null, error: null, duration_ms: took() };
   } catch (err) {
     // nodemailer's errors carry the server's refusal in `response` ("535 5.7.8 Authentication failed").
@@ -118,25 +141,31 @@ export class Mailer {
   private transport: Transporter | undefined;
   private settings = '';
 
+  constructor(private readonly limitMs = DELIVERY_LIMIT_MS) {}
+
   async send(mail: ConfigData['mail'], message: MailMessage): Promise<void> {
     if (!mailConfigured(mail)) throw new Error('mail is not configured (smtp.host and from_address)');
     const { dkim } = mail;
-    await this.transportFor(mail.smtp).sendMail({
-      // Signed when a domain, selector and key are set; the receiver checks it against DNS.
-      ...(dkim.domain_name && dkim.key_selector && dkim.private_key
-        ? { dkim: { domainName: dkim.domain_name, keySelector: dkim.key_selector, privateKey: dkim.private_key } }
-        : {}),
-      from: { name: mail.from_name, address: mail.from_address! },
-      to: message.to,
-      subject: subjectHeader(message.subject),
-      text: message.text,
-      html: message.html,
-      ...(message.threading ?? {}),
-      // Exchange and Outlook honour their own header rather than Auto-Submitted: no out-of-office to this.
-      ...(message.auto_submitted
-        ? { headers: { 'Auto-Submitted': message.auto_submitted, 'X-Auto-Response-Suppress': 'All' } }
-        : {}),
-    });
+    const transport = this.transportFor(mail.smtp);
+    await limited(this.limitMs, (signal) =>
+      transport.sendMail({
+        signal,
+        // Signed when a domain, selector and key are set; the receiver checks it against DNS.
+        ...(dkim.domain_name && dkim.key_selector && dkim.private_key
+          ? { dkim: { domainName: dkim.domain_name, keySelector: dkim.key_selector, privateKey: dkim.private_key } }
+          : {}),
+        from: { name: mail.from_name, address: mail.from_address! },
+        to: message.to,
+        subject: subjectHeader(message.subject),
+        text: message.text,
+        html: message.html,
+        ...(message.threading ?? {}),
+        // Exchange and Outlook honour their own header rather than Auto-Submitted: no out-of-office to this.
+        ...(message.auto_submitted
+          ? { headers: { 'Auto-Submitted': message.auto_submitted, 'X-Auto-Response-Suppress': 'All' } }
+          : {}),
+      }),
+    );
   }
 
   private transportFor(smtp: Smtp): Transporter {

@@ -152,12 +152,28 @@ export async function freePort(): Promise<number> {
   }
 }
 
-/** A server that accepts TCP connections and never says a word: an SMTP server that never greets. */
-export async function startSilentServer(): Promise<{ port: number; close(): Promise<void> }> {
+/**
+ * A server that accepts TCP connections and never says a word: an SMTP server that never greets. With
+ * `trickle`, it greets, then answers EHLO with a line every 200 ms that never ends the answer: always
+ * busy, never done, so no idle timeout fires.
+ */
+export async function startSilentServer(
+  opts: { trickle?: boolean } = {},
+): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<import('node:net').Socket>();
   const s: NetServer = createNetServer((socket) => {
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('close', () => {
+      clearInterval(timer);
+      sockets.delete(socket);
+    });
+    if (!opts.trickle) return;
+    socket.write('220 slow.example ESMTP\r\n');
+    socket.once('data', () => {
+      timer = setInterval(() => socket.write('250-still thinking\r\n'), 200);
+    });
   });
   await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
   return {
