@@ -91,24 +91,24 @@ async function warmUp(label: string, options: LoadOptions, server: Running, gene
 }
 const warmUps: string[] = [];
 
+/** Measured rounds per contender. */
+const ROUNDS = QUICK ? 2 : 3;
+
 /**
- * Warms each contender up (above), then runs all of them in turn twice (a b c a b c) and averages:
- * drift in the machine (other work on it) hits every one alike.
+ * Warms each contender up (above), then runs all of them in turn ROUNDS times (a b c a b c a b c)
+ * and takes each one's median run: drift in the machine (other work on it) hits every one alike, and
+ * one run that a neighbour on this shared machine slowed down (seen: a third off) does not move it.
  */
 async function alternate(contenders: Contender[]) {
   for (const c of contenders) await warmUp(c.label, c.options, c.server, c.generators);
   const results = contenders.map(() => [] as LoadResult[]);
-  for (let round = 0; round < 2; round++)
+  for (let round = 0; round < ROUNDS; round++)
     for (const [i, c] of contenders.entries())
       results[i]!.push(await measure(c.label, c.options, c.server, c.generators));
-  return results.map((list) => ({
-    generatorCpu: list.reduce((s, r) => s + r.generatorCpu, 0) / list.length,
-    serverCpu: list.reduce((s, r) => s + r.serverCpu!, 0) / list.length,
-    rps: list.reduce((s, r) => s + r.rps, 0) / list.length,
-    p50: list.reduce((s, r) => s + r.p50, 0) / list.length,
-    p99: list.reduce((s, r) => s + r.p99, 0) / list.length,
-    errors: list.reduce((s, r) => s + r.errors, 0),
-  }));
+  return results.map((list) => {
+    const middle = list.sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)]!;
+    return { ...middle, serverCpu: middle.serverCpu!, errors: list.reduce((s, r) => s + r.errors, 0) };
+  });
 }
 
 const ratio = (a: number, b: number) => `${fmt(a / b, 2)}x`;
@@ -684,7 +684,7 @@ function markdown(seconds: number) {
 The latest figures of \`pnpm bench\` (\`npx -y pnpm@10 bench\`), written by the benchmark itself; this run took ${fmt(seconds / 60, 1)} minutes.
 
 Machine: ${machine}; shared with other work, so every speed is shown as a ratio to a baseline measured in the same run.
-Load: [autocannon](https://github.com/mcollina/autocannon) in a separate process per run, ${CONNECTIONS} keep-alive connections on loopback, ${SECONDS} s a run; each server is first loaded unmeasured in ${WARMUP_SECONDS} s windows until a window is no more than 1.1x faster than the one before (at most ${WARMUP_WINDOWS * WARMUP_SECONDS} s: a fresh Ticketing server's request path is still being optimised by V8 for about 10 s of load, and a shop's server runs for days), then Ticketing and its baselines run alternately (a b c a b c), and the figure is the mean of the two rounds. Warm-up taken: ${warmUps.join('; ')}. The server's log (level info) goes to a pipe the benchmark reads, as under a service manager. Tickets are seeded in the real file format.
+Load: [autocannon](https://github.com/mcollina/autocannon) in a separate process per run, ${CONNECTIONS} keep-alive connections on loopback, ${SECONDS} s a run; each server is first loaded unmeasured in ${WARMUP_SECONDS} s windows until a window is no more than 1.1x faster than the one before (at most ${WARMUP_WINDOWS * WARMUP_SECONDS} s: a fresh Ticketing server's request path is still being optimised by V8 for about 10 s of load, and a shop's server runs for days), then Ticketing and its baselines run alternately, ${ROUNDS} rounds (a b c a b c a b c), and the figure is each one's median run. Warm-up taken: ${warmUps.join('; ')}. The server's log (level info) goes to a pipe the benchmark reads, as under a service manager. Tickets are seeded in the real file format.
 
 Baselines (\`bench/src/baselines/\`): **raw node:http** answers the same JSON bodies, serialised once, looked up by id; the **Koa floor** is Koa + @koa/router answering the same ticket objects behind a bearer check (a public key also needs the ticket's email), serialised per request: what the framework costs before Ticketing adds anything; the **bare durable write** makes one durable file write per request (temp file, fsync, rename, fsync of the directory) and nothing else.
 
