@@ -23,7 +23,7 @@ const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTim
  * that trickles its answers (a line every few seconds, never done) resets the socket timeout forever;
  * the delivery is then given up and retried later, instead of holding one of the outbox's workers.
  */
-export const DELIVERY_LIMIT_MS = 5 * 60_000;
+const DELIVERY_LIMIT_MS = 5 * 60_000;
 /** The same for "send a test mail", which an admin waits for in the console. */
 const TEST_MAIL_LIMIT_MS = 30_000;
 
