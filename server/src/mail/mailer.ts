@@ -79,6 +79,22 @@ function connection(smtp: Smtp) {
   };
 }
 
+/** What every mail hands nodemailer: the sender, the DKIM signature when configured, the message. */
+function mailOptions(mail: ConfigData['mail'], message: MailMessage) {
+  const { dkim } = mail;
+  return {
+    // Signed when a domain, selector and key are set; the receiver checks it against DNS.
+    ...(dkim.domain_name && dkim.key_selector && dkim.private_key
+      ? { dkim: { domainName: dkim.domain_name, keySelector: dkim.key_selector, privateKey: dkim.private_key } }
+      : {}),
+    from: { name: mail.from_name, address: mail.from_address! },
+    to: message.to,
+    subject: subjectHeader(message.subject),
+    text: message.text,
+    html: message.html,
+  };
+}
+
 /** What a test mail came to: the SMTP server's last answer, or why it was not sent. */
 export interface TestMailResult {
   sent: boolean;
@@ -105,20 +121,8 @@ export async function sendTestMail(mail: ConfigData['mail'], message: MailMessag
     };
   const transport = nodemailer.createTransport(connection(mail.smtp));
   try {
-    const { dkim } = mail;
     const info = (await limited(TEST_MAIL_LIMIT_MS, (signal) =>
-      transport.sendMail({
-        signal,
-        ...(dkim.domain_name && dkim.key_selector && dkim.private_key
-          ? { dkim: { domainName: dkim.domain_name, keySelector: dkim.key_selector, privateKey: dkim.private_key } }
-          : {}),
-        from: { name: mail.from_name, address: mail.from_address! },
-        to: message.to,
-        subject: subjectHeader(message.subject),
-        text: message.text,
-        html: message.html,
-        headers: { 'Auto-Submitted': 'auto-generated' },
-      }),
+      transport.sendMail({ signal, ...mailOptions(mail, message), headers: { 'Auto-Submitted': 'auto-generated' } }),
     )) as { response?: string };
     return { sent: true, response: info.response ?? null, error: null, duration_ms: took() };
   } catch (err) {
@@ -145,20 +149,11 @@ export class Mailer {
 
   async send(mail: ConfigData['mail'], message: MailMessage): Promise<void> {
     if (!mailConfigured(mail)) throw new Error('mail is not configured (smtp.host and from_address)');
-    const { dkim } = mail;
     const transport = this.transportFor(mail.smtp);
     await limited(this.limitMs, (signal) =>
       transport.sendMail({
         signal,
-        // Signed when a domain, selector and key are set; the receiver checks it against DNS.
-        ...(dkim.domain_name && dkim.key_selector && dkim.private_key
-          ? { dkim: { domainName: dkim.domain_name, keySelector: dkim.key_selector, privateKey: dkim.private_key } }
-          : {}),
-        from: { name: mail.from_name, address: mail.from_address! },
-        to: message.to,
-        subject: subjectHeader(message.subject),
-        text: message.text,
-        html: message.html,
+        ...mailOptions(mail, message),
         ...(message.threading ?? {}),
         // Exchange and Outlook honour their own header rather than Auto-Submitted: no out-of-office to this.
         ...(message.auto_submitted
