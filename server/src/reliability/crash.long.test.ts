@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeKeys } from '../test-support/server.js';
+import { freePort } from '../test-support/smtp.js';
 
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(SERVER_DIR, 'src', 'main.ts');
@@ -110,7 +111,7 @@ describe('crash safety', () => {
     let ackedWrites = 0;
     let failedWrites = 0;
     for (let trial = 0; trial < 20; trial++) {
-      const port = 40_000 + Math.floor(random() * 10_000);
+      const port = await freePort();
       const proc = await start(dataDir, port);
       const agent = new Agent({ keepAlive: true, maxSockets: 50 });
       let stopClients = false;
@@ -156,7 +157,7 @@ describe('crash safety', () => {
     }
 
     // Restart once more and check every acknowledged write.
-    const port = 40_000 + Math.floor(random() * 10_000);
+    const port = await freePort();
     const proc = await start(dataDir, port);
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
     try {
@@ -190,7 +191,7 @@ describe('crash safety', () => {
     dirs.push(dataDir);
     const trace = join(dataDir, '..', `strace-${Date.now()}.txt`);
     dirs.push(trace);
-    const port = 50_000 + Math.floor(Math.random() * 10_000);
+    const port = await freePort();
     const proc = await start(dataDir, port, trace);
     const agent = new Agent({ keepAlive: true });
     try {
