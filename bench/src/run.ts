@@ -20,7 +20,7 @@ import { PROFILE_HEADING } from './profile.js';
 import { seed, seedAuditLog, seedOutbox, seedParallel, type Seeded } from './seed.js';
 
 const QUICK = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
-const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 5));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 4));
 const WARMUP_SECONDS = QUICK ? 1 : 2;
 /** Warm-up windows at most (30 s): see warmUp(). */
 const WARMUP_WINDOWS = QUICK ? 2 : 15;
@@ -92,23 +92,48 @@ async function warmUp(label: string, options: LoadOptions, server: Running, gene
 const warmUps: string[] = [];
 
 /** Measured rounds per contender. */
-const ROUNDS = QUICK ? 2 : 3;
+const ROUNDS = QUICK ? 2 : 5;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** A contender's median run, with the req/s of each of its rounds (in round order) for paired ratios. */
+interface Measured extends LoadResult {
+  serverCpu: number;
+  rounds: number[];
+}
 
 /**
- * Warms each contender up (above), then runs all of them in turn ROUNDS times (a b c a b c a b c)
- * and takes each one's median run: drift in the machine (other work on it) hits every one alike, and
- * one run that a neighbour on this shared machine slowed down (seen: a third off) does not move it.
+ * Warms each contender up (above), then runs all of them in turn ROUNDS times (a b c a b c …) and
+ * gives each one's median run. Ratios between contenders are paired by round (pairedRatio below).
  */
-async function alternate(contenders: Contender[]) {
+async function alternate(contenders: Contender[]): Promise<Measured[]> {
   for (const c of contenders) await warmUp(c.label, c.options, c.server, c.generators);
   const results = contenders.map(() => [] as LoadResult[]);
   for (let round = 0; round < ROUNDS; round++)
     for (const [i, c] of contenders.entries())
       results[i]!.push(await measure(c.label, c.options, c.server, c.generators));
   return results.map((list) => {
-    const middle = list.sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)]!;
-    return { ...middle, serverCpu: middle.serverCpu!, errors: list.reduce((s, r) => s + r.errors, 0) };
+    const rounds = list.map((r) => r.rps);
+    const middle = [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)]!;
+    return { ...middle, serverCpu: middle.serverCpu!, errors: list.reduce((s, r) => s + r.errors, 0), rounds };
   });
+}
+
+/**
+ * How a contender compares with a baseline: the median, over rounds, of its req/s over the baseline's
+ * in the same round (runs seconds apart). On this shared machine the speed of everything drifts by a
+ * fifth or more over a minute (other tenants); a pair of neighbouring runs sees the same drift, so
+ * their ratio keeps what the servers differ by, and the median drops the round a burst hit one of the
+ * two. The ratio of each one's median run (the previous way) mixed runs minutes apart.
+ */
+function pairedRatio(a: Measured, b: Measured): number {
+  return median(a.rounds.map((rps, i) => rps / b.rounds[i]!));
+}
+/** The paired ratio as printed, and a note with every round's ratio: how much the rounds agreed. */
+function compare(label: string, a: Measured, b: Measured): { value: number; text: string } {
+  const each = a.rounds.map((rps, i) => fmt(rps / b.rounds[i]!, 2));
+  note(`${label}: ratio per round ${each.join(', ')}; median ${fmt(pairedRatio(a, b), 2)}x`);
+  return { value: pairedRatio(a, b), text: `${fmt(pairedRatio(a, b), 2)}x` };
 }
 
 const ratio = (a: number, b: number) => `${fmt(a / b, 2)}x`;
@@ -161,12 +186,13 @@ async function serverThroughput(readsOnly = false) {
         { label: `${name}, 1 generator`, server, options: read(server, SK, skPaths) },
         { label: `${name}, 2 generators`, server, options: read(server, SK, skPaths), generators: 2 },
       ]);
+      const more = compare(`generator check, ${name}, 2 generators vs 1`, two!, one!);
       add({
         what: `load generator check: ${name}, 2 generators vs 1`,
         value: `${fmt(two!.rps, 0)} req/s`,
         baseline: `${fmt(one!.rps, 0)} req/s`,
-        ratio: ratio(two!.rps, one!.rps),
-        ...(server === koa ? { target: '≤ 1.1x (one is not the limit)', pass: two!.rps / one!.rps <= 1.1 } : {}),
+        ratio: more.text,
+        ...(server === koa ? { target: '≤ 1.1x (one is not the limit)', pass: more.value <= 1.1 } : {}),
       });
       note(
         `generator check, ${name}: one autocannon process got ${fmt(one!.rps, 0)} req/s; per request it used ${perRequest(one!.rps, one!.generatorCpu)} of CPU, the server ${perRequest(one!.rps, one!.serverCpu)}. Two generators together got ${fmt(two!.rps, 0)} req/s.`,
@@ -177,25 +203,27 @@ async function serverThroughput(readsOnly = false) {
       ['sk', SK, skPaths, 0.9],
       ['pk + email', PK, pkPaths, 0.8],
     ] as const) {
-      const [tk, rw, ko] = await alternate([
+      // Ticketing and the floor its target is set against run next to each other in every round.
+      const [tk, ko, rw] = await alternate([
         { label: `GET /ticket (${key}) Ticketing`, server: t, options: read(t, headers, paths) },
-        { label: `GET /ticket (${key}) raw node:http`, server: raw, options: read(raw, headers, paths) },
         { label: `GET /ticket (${key}) Koa floor`, server: koa, options: read(koa, headers, paths) },
+        { label: `GET /ticket (${key}) raw node:http`, server: raw, options: read(raw, headers, paths) },
       ]);
+      const vsFloor = compare(`GET /ticket (${key}), Ticketing vs the Koa floor`, tk!, ko!);
       const clean = tk!.errors + rw!.errors + ko!.errors === 0;
       add({
         what: `GET /ticket (${key}), req/s, vs raw node:http`,
         value: fmt(tk!.rps, 0),
         baseline: `${fmt(rw!.rps, 0)} raw http`,
-        ratio: ratio(tk!.rps, rw!.rps),
+        ratio: `${fmt(pairedRatio(tk!, rw!), 2)}x`,
       });
       add({
         what: `GET /ticket (${key}), req/s, vs Koa + router floor`,
         value: fmt(tk!.rps, 0),
         baseline: `${fmt(ko!.rps, 0)} Koa floor`,
-        ratio: ratio(tk!.rps, ko!.rps),
+        ratio: vsFloor.text,
         target: `≥ ${floorTarget}x Koa floor`,
-        pass: tk!.rps / ko!.rps >= floorTarget && clean,
+        pass: vsFloor.value >= floorTarget && clean,
       });
       add({
         what: `GET /ticket (${key}), p50 / p99 ms`,
@@ -222,19 +250,20 @@ async function serverThroughput(readsOnly = false) {
       { label: 'POST /create (sk) Ticketing', server: t, options: post(t, SK, 201) },
       { label: 'POST /create bare durable write', server: durable, options: post(durable, {}, 201) },
     ]);
+    const vsBare = compare('POST /create (pk), Ticketing vs the bare durable write', pk!, bare!);
     add({
       what: 'POST /create (pk, durable), req/s',
       value: fmt(pk!.rps, 0),
       baseline: `${fmt(bare!.rps, 0)} bare fsync`,
-      ratio: ratio(pk!.rps, bare!.rps),
+      ratio: vsBare.text,
       target: '≥ 0.8x bare durable write',
-      pass: pk!.rps / bare!.rps >= 0.8 && pk!.errors + bare!.errors === 0,
+      pass: vsBare.value >= 0.8 && pk!.errors + bare!.errors === 0,
     });
     add({
       what: 'POST /create (sk: + audit line), req/s',
       value: fmt(sk!.rps, 0),
       baseline: `${fmt(bare!.rps, 0)} bare fsync`,
-      ratio: ratio(sk!.rps, bare!.rps),
+      ratio: `${fmt(pairedRatio(sk!, bare!), 2)}x`,
       target: '(two durable writes)',
     });
     add({
@@ -322,7 +351,7 @@ async function postgresStore() {
       what: 'PostgreSQL: GET /ticket (sk), req/s, vs JSON files',
       value: fmt(pgRead!.rps, 0),
       baseline: `${fmt(fileRead!.rps, 0)} JSON files`,
-      ratio: ratio(pgRead!.rps, fileRead!.rps),
+      ratio: `${fmt(pairedRatio(pgRead!, fileRead!), 2)}x`,
     });
     add({
       what: 'PostgreSQL, two instances: GET /ticket (sk), req/s',
@@ -341,7 +370,7 @@ async function postgresStore() {
       what: 'PostgreSQL: POST /create (pk, committed), req/s',
       value: fmt(pgCreate!.rps, 0),
       baseline: `${fmt(fileCreate!.rps, 0)} JSON files`,
-      ratio: ratio(pgCreate!.rps, fileCreate!.rps),
+      ratio: `${fmt(pairedRatio(pgCreate!, fileCreate!), 2)}x`,
     });
     add({
       what: 'PostgreSQL: POST /create (pk), p50 / p99 ms',
@@ -567,8 +596,6 @@ function sizes() {
   });
 }
 
-const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
-
 async function widgetInChromium() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-widget-'));
   const t = await ticketing(dir);
@@ -684,7 +711,7 @@ function markdown(seconds: number) {
 The latest figures of \`pnpm bench\` (\`npx -y pnpm@10 bench\`), written by the benchmark itself; this run took ${fmt(seconds / 60, 1)} minutes.
 
 Machine: ${machine}; shared with other work, so every speed is shown as a ratio to a baseline measured in the same run.
-Load: [autocannon](https://github.com/mcollina/autocannon) in a separate process per run, ${CONNECTIONS} keep-alive connections on loopback, ${SECONDS} s a run; each server is first loaded unmeasured in ${WARMUP_SECONDS} s windows until a window is no more than 1.1x faster than the one before (at most ${WARMUP_WINDOWS * WARMUP_SECONDS} s: a fresh Ticketing server's request path is still being optimised by V8 for about 10 s of load, and a shop's server runs for days), then Ticketing and its baselines run alternately, ${ROUNDS} rounds (a b c a b c a b c), and the figure is each one's median run. Warm-up taken: ${warmUps.join('; ')}. The server's log (level info) goes to a pipe the benchmark reads, as under a service manager. Tickets are seeded in the real file format.
+Load: [autocannon](https://github.com/mcollina/autocannon) in a separate process per run, ${CONNECTIONS} keep-alive connections on loopback, ${SECONDS} s a run; each server is first loaded unmeasured in ${WARMUP_SECONDS} s windows until a window is no more than 1.1x faster than the one before (at most ${WARMUP_WINDOWS * WARMUP_SECONDS} s: a fresh Ticketing server's request path is still being optimised by V8 for about 10 s of load, and a shop's server runs for days), then Ticketing and its baselines run alternately, ${ROUNDS} rounds (a b c a b c …): req/s is each one's median run, and a ratio is the median of the rounds' ratios (a contender's run over its baseline's run in the same round, seconds apart; every round's ratio is listed under the table), because this shared machine's speed drifts by a fifth over a minute and a pair of neighbouring runs sees the same drift. Warm-up taken: ${warmUps.join('; ')}. The server's log (level info) goes to a pipe the benchmark reads, as under a service manager. Tickets are seeded in the real file format.
 
 Baselines (\`bench/src/baselines/\`): **raw node:http** answers the same JSON bodies, serialised once, looked up by id; the **Koa floor** is Koa + @koa/router answering the same ticket objects behind a bearer check (a public key also needs the ticket's email), serialised per request: what the framework costs before Ticketing adds anything; the **bare durable write** makes one durable file write per request (temp file, fsync, rename, fsync of the directory) and nothing else.
 
