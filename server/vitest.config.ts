@@ -17,6 +17,7 @@ const JSON_STORE_ONLY = [
   'src/test-support/exit-code.test.ts',
   'src/http/query.test.ts',
   'src/http/access-log.test.ts',
+  'src/http/frame.test.ts',
   'src/tickets/ticket-query.test.ts',
   'src/outbox/outbox-passes.test.ts',
   'src/mail/mailer.test.ts',

@@ -4,15 +4,13 @@ import compose from 'koa-compose';
 import { adminRoutes } from './admin/routes.js';
 import { automationRoutes } from './automation/routes.js';
 import type { Deps } from './deps.js';
-import { accessLog } from './http/access-log.js';
 import { cors } from './http/cors.js';
 import { apiReference } from './docs/reference.js';
-import { errorRenderer } from './http/errors.js';
-import { health } from './health/health.js';
+import { HEALTH_PATHS, health } from './health/health.js';
 import { legacyPhp } from './http/legacy-php.js';
 import { mountRoutes } from './http/mount.js';
 import { API_PREFIX } from './http/route.js';
-import { requestId } from './http/request-id.js';
+import { requestFrame } from './http/frame.js';
 import { customerRoutes } from './identity/routes.js';
 import { withIdentity } from './identity/verify.js';
 import { bearerKey } from './keys/bearer.js';
@@ -81,7 +79,7 @@ export function createApp(
   // X-Forwarded-For is read from the right: each proxy appends the address it saw, so only the last
   // `hops` entries come from proxies we run; anything left of them is whatever the client wrote.
   const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustProxyHops });
-  // Errors are rendered and logged by errorRenderer; this catches the rare one outside any request.
+  // Errors are rendered and logged by the request frame (http/frame.ts); this catches the rare one outside any request.
   app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
 
   const limiter = deps.rateLimiter;
@@ -103,11 +101,16 @@ export function createApp(
     unit: deps.unit,
   });
 
-  app.use(requestId); // and nosniff on every answer
-  // Probes every few seconds stay out of the access log; /ready logs when its answer changes.
-  app.use(health(deps, { stopping: extra.stopping }));
-  app.use(accessLog(deps.logger, extra.logLines));
-  app.use(errorRenderer(deps.logger));
+  // Every request: its id, the health probes (kept out of the access log; /ready logs when its
+  // answer changes), the access line, errors in API.md's shape.
+  app.use(
+    requestFrame({
+      logger: deps.logger,
+      ...(extra.logLines ? { logLines: extra.logLines } : {}),
+      probes: { paths: HEALTH_PATHS, answer: health(deps, { stopping: extra.stopping }) },
+      ...(extra.stopping ? { stopping: extra.stopping } : {}),
+    }),
+  );
   // The widget, for any page on any site: the panel is fetched by import(), which uses CORS.
   const widget = widgetAssets();
   if (!widget.size) deps.logger.warn('the widget is not built (widget/dist is empty): run pnpm build');

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Deps } from '../deps.js';
 import { unlinkDurable, writeFileDurable } from '../store/durable-write.js';
 import { LAYOUT } from '../store/layout.js';
@@ -9,7 +9,7 @@ export interface HealthOptions {
   storeCacheMs?: number;
   /** A job due longer ago than this, and still not sent or rescheduled, means the outbox is stuck. */
   outboxStuckMs?: number;
-  /** Aborted when the server begins to stop: /ready answers 503 (balancers send no more), connections close. */
+  /** Aborted when the server begins to stop: /ready answers 503, and balancers send no more. */
   stopping?: AbortSignal;
 }
 
@@ -19,12 +19,15 @@ interface Check {
   [detail: string]: unknown;
 }
 
+/** The probes' paths, outside /v1. */
+export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health', '/ready']);
+
 /**
- * GET /health: the process answers. GET /ready: it can do its work — the data directory takes a real
+ * Answers a request for one of HEALTH_PATHS. GET /health: the process answers. GET /ready: it can do its work — the data directory takes a real
  * durable write and delete (or the database answers), and the outbox is moving. No key (probes have none), small JSON, never cached.
  * Failures name the check and an error code, never a path or a message that could carry one.
  */
-export function health(deps: Deps, options: HealthOptions = {}): Middleware {
+export function health(deps: Deps, options: HealthOptions = {}): (ctx: Context) => Promise<void> {
   const storeCacheMs = options.storeCacheMs ?? 1500;
   const outboxStuckMs = options.outboxStuckMs ?? 5 * 60_000;
   const probePath = join(resolve(deps.config.dataDir), LAYOUT.readyProbe);
@@ -70,14 +73,7 @@ export function health(deps: Deps, options: HealthOptions = {}): Middleware {
       : { ok: true, pending: pending.length };
   };
 
-  return async (ctx, next) => {
-    if (ctx.path !== '/health' && ctx.path !== '/ready') {
-      await next();
-      // While the server stops, keep-alive connections end with the answer in flight: no wait for
-      // their idle timeout before the process can exit.
-      if (options.stopping?.aborted) ctx.set('Connection', 'close');
-      return;
-    }
+  return async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;

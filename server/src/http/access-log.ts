@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { actorLabel } from './auth.js';
 
@@ -24,28 +24,23 @@ export function accessLine(f: AccessFields, time: number): string {
 }
 
 /**
- * One line per request. Deliberately no query string (it can hold an email address), no headers (the
- * Authorization header holds the key): the key appears only as its display prefix. With `lines` (the
- * destination of boot's own logger), the line is written there in that logger's format, while the
- * logger is at level info or below; otherwise it goes through the logger.
+ * One line per request, for a request that took `ms` (http/frame.ts calls it when each ends).
+ * Deliberately no query string (it can hold an email address), no headers (the Authorization header
+ * holds the key): the key appears only as its display prefix. With `lines` (the destination of boot's
+ * own logger), the line is written there in that logger's format, while the logger is at level info
+ * or below; otherwise it goes through the logger.
  */
-export function accessLog(logger: Logger, lines?: (line: string) => void): Middleware {
-  return async (ctx, next) => {
-    const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const fields: AccessFields = {
-        reqId: ctx.state.requestId,
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        ms: Math.round(ms * 10) / 10,
-        key: actorLabel(ctx.state.actor),
-      };
-      if (!lines) logger.info(fields, 'request');
-      else if (logger.isLevelEnabled('info')) lines(accessLine(fields, Date.now()));
-    }
+export function accessLog(logger: Logger, lines?: (line: string) => void): (ctx: Context, ms: number) => void {
+  return (ctx, ms) => {
+    const fields: AccessFields = {
+      reqId: ctx.state.requestId,
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.status,
+      ms: Math.round(ms * 10) / 10,
+      key: actorLabel(ctx.state.actor),
+    };
+    if (!lines) logger.info(fields, 'request');
+    else if (logger.isLevelEnabled('info')) lines(accessLine(fields, Date.now()));
   };
 }

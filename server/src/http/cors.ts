@@ -14,7 +14,8 @@ export function cors(routes: readonly RouteDef<never>[]): Middleware {
   const paths = new Set(
     routes.filter((r) => r.access === 'customer' || r.access === 'open').map((r) => `${API_PREFIX}${r.path}`),
   );
-  return async (ctx, next) => {
+  // Not async: it only sets headers, and an async layer would add promises to every customer request.
+  return (ctx, next) => {
     if (!paths.has(ctx.path)) return next();
     // Node's header object and setHeader where Koa's accessors would do the same: this runs on every
     // customer request. Nothing before this middleware sets Vary, but if it had, ctx.vary adds to it.

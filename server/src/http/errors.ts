@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import { localizeError } from '../i18n/error-messages.js';
@@ -10,7 +10,7 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The one error type handlers throw; errorRenderer turns it into API.md's shape. */
+/** The one error type handlers throw; renderError turns it into API.md's shape. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -68,42 +68,42 @@ function toApiError(err: unknown): ApiError | undefined {
 }
 
 /**
- * The first middleware after the request id: renders every error, and the 404/405 that the router
- * leaves behind, in the one shape of API.md. Only 5xx are logged, with the request id.
+ * After a request's middleware: the 404/405 that the router leaves behind (no body) become errors in
+ * the one shape of API.md, like any other.
  */
-export function errorRenderer(logger: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-      if (ctx.body === undefined || ctx.body === null) {
-        if (ctx.status === 404) throw new ApiError(404, 'not_found', 'No such endpoint.');
-        if (ctx.status === 405 || ctx.status === 501) {
-          throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here.`);
-        }
-      }
-    } catch (err) {
-      let api = toApiError(err);
-      if (!api) {
-        logger.error({ reqId: ctx.state.requestId, err }, 'unexpected error');
-        api = new ApiError(500, 'internal_error', 'Something went wrong on our side.');
-      } else if (api.status >= 500) {
-        logger.error({ reqId: ctx.state.requestId, code: api.code, err }, api.message);
-      }
-      ctx.status = api.status;
-      for (const [k, v] of Object.entries(api.extra.headers ?? {})) ctx.set(k, v);
-      // A customer reads the message (the widget shows it): in their language (Accept-Language, which
-      // the widget sets to its own), once we know the request is a customer's. Codes stay as they are.
-      const actor = ctx.state.actor as RequestActor | undefined;
-      const locale = actor?.kind === 'customer' ? negotiate(ctx.get('Accept-Language')) : undefined;
-      const { message, details } = locale
-        ? localizeError(locale, api.code, api.message, api.extra.details)
-        : { message: api.message, details: api.extra.details };
-      if (actor?.kind === 'customer') ctx.vary('Accept-Language');
-      if (locale) ctx.set('Content-Language', locale);
-      const body: Record<string, unknown> = { code: api.code, message };
-      if (api.extra.param) body.param = api.extra.param;
-      if (details) body.details = details;
-      ctx.body = { error: body };
-    }
-  };
+export function checkAnswered(ctx: Context): void {
+  if (ctx.body !== undefined && ctx.body !== null) return;
+  if (ctx.status === 404) throw new ApiError(404, 'not_found', 'No such endpoint.');
+  if (ctx.status === 405 || ctx.status === 501) {
+    throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here.`);
+  }
+}
+
+/**
+ * Renders an error a request's middleware threw, in the one shape of API.md (http/frame.ts calls it
+ * for every request). Only 5xx are logged, with the request id.
+ */
+export function renderError(ctx: Context, err: unknown, logger: Logger): void {
+  let api = toApiError(err);
+  if (!api) {
+    logger.error({ reqId: ctx.state.requestId, err }, 'unexpected error');
+    api = new ApiError(500, 'internal_error', 'Something went wrong on our side.');
+  } else if (api.status >= 500) {
+    logger.error({ reqId: ctx.state.requestId, code: api.code, err }, api.message);
+  }
+  ctx.status = api.status;
+  for (const [k, v] of Object.entries(api.extra.headers ?? {})) ctx.set(k, v);
+  // A customer reads the message (the widget shows it): in their language (Accept-Language, which
+  // the widget sets to its own), once we know the request is a customer's. Codes stay as they are.
+  const actor = ctx.state.actor as RequestActor | undefined;
+  const locale = actor?.kind === 'customer' ? negotiate(ctx.get('Accept-Language')) : undefined;
+  const { message, details } = locale
+    ? localizeError(locale, api.code, api.message, api.extra.details)
+    : { message: api.message, details: api.extra.details };
+  if (actor?.kind === 'customer') ctx.vary('Accept-Language');
+  if (locale) ctx.set('Content-Language', locale);
+  const body: Record<string, unknown> = { code: api.code, message };
+  if (api.extra.param) body.param = api.extra.param;
+  if (details) body.details = details;
+  ctx.body = { error: body };
 }
