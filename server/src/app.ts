@@ -79,7 +79,8 @@ export function createApp(
   // X-Forwarded-For is read from the right: each proxy appends the address it saw, so only the last
   // `hops` entries come from proxies we run; anything left of them is whatever the client wrote.
   const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustProxyHops });
-  // Errors are rendered and logged by the request frame (http/frame.ts); this catches the rare one outside any request.
+  // Errors are rendered and logged by the request frame (http/frame.ts); this catches the rare one
+  // outside any request.
   app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
 
   const limiter = deps.rateLimiter;

@@ -23,9 +23,10 @@ interface Check {
 export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health', '/ready']);
 
 /**
- * Answers a request for one of HEALTH_PATHS. GET /health: the process answers. GET /ready: it can do its work — the data directory takes a real
- * durable write and delete (or the database answers), and the outbox is moving. No key (probes have none), small JSON, never cached.
- * Failures name the check and an error code, never a path or a message that could carry one.
+ * Answers a request for one of HEALTH_PATHS (http/frame.ts sends them here). GET /health: the process
+ * answers. GET /ready: it can do its work — the data directory takes a real durable write and delete
+ * (or the database answers), and the outbox is moving. No key (probes have none), small JSON, never
+ * cached. Failures name the check and an error code, never a path or a message that could carry one.
  */
 export function health(deps: Deps, options: HealthOptions = {}): (ctx: Context) => Promise<void> {
   const storeCacheMs = options.storeCacheMs ?? 1500;
