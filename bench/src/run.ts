@@ -129,14 +129,17 @@ async function alternate(contenders: Contender[]): Promise<Measured[]> {
 function pairedRatio(a: Measured, b: Measured): number {
   return median(a.rounds.map((rps, i) => rps / b.rounds[i]!));
 }
-/** The paired ratio as printed, and a note with every round's ratio: how much the rounds agreed. */
-function compare(label: string, a: Measured, b: Measured): { value: number; text: string } {
-  const each = a.rounds.map((rps, i) => fmt(rps / b.rounds[i]!, 2));
-  note(`${label}: ratio per round ${each.join(', ')}; median ${fmt(pairedRatio(a, b), 2)}x`);
-  return { value: pairedRatio(a, b), text: `${fmt(pairedRatio(a, b), 2)}x` };
+/** The paired ratio, with a note of every round's ratio: how much the rounds agreed. */
+function compare(label: string, a: Measured, b: Measured): number {
+  const paired = pairedRatio(a, b);
+  note(
+    `${label}: ratio per round ${a.rounds.map((rps, i) => fmt(rps / b.rounds[i]!, 2)).join(', ')}; median ${times(paired)}`,
+  );
+  return paired;
 }
 
-const ratio = (a: number, b: number) => `${fmt(a / b, 2)}x`;
+const times = (x: number) => `${fmt(x, 2)}x`;
+const ratio = (a: number, b: number) => times(a / b);
 
 /** GET /ticket's answers for these tickets, as a secret key and as a public key sees them. */
 async function viewsOf(url: string, tickets: Seeded[]) {
@@ -191,8 +194,8 @@ async function serverThroughput(readsOnly = false) {
         what: `load generator check: ${name}, 2 generators vs 1`,
         value: `${fmt(two!.rps, 0)} req/s`,
         baseline: `${fmt(one!.rps, 0)} req/s`,
-        ratio: more.text,
-        ...(server === koa ? { target: '≤ 1.1x (one is not the limit)', pass: more.value <= 1.1 } : {}),
+        ratio: times(more),
+        ...(server === koa ? { target: '≤ 1.1x (one is not the limit)', pass: more <= 1.1 } : {}),
       });
       note(
         `generator check, ${name}: one autocannon process got ${fmt(one!.rps, 0)} req/s; per request it used ${perRequest(one!.rps, one!.generatorCpu)} of CPU, the server ${perRequest(one!.rps, one!.serverCpu)}. Two generators together got ${fmt(two!.rps, 0)} req/s.`,
@@ -215,15 +218,15 @@ async function serverThroughput(readsOnly = false) {
         what: `GET /ticket (${key}), req/s, vs raw node:http`,
         value: fmt(tk!.rps, 0),
         baseline: `${fmt(rw!.rps, 0)} raw http`,
-        ratio: `${fmt(pairedRatio(tk!, rw!), 2)}x`,
+        ratio: times(pairedRatio(tk!, rw!)),
       });
       add({
         what: `GET /ticket (${key}), req/s, vs Koa + router floor`,
         value: fmt(tk!.rps, 0),
         baseline: `${fmt(ko!.rps, 0)} Koa floor`,
-        ratio: vsFloor.text,
+        ratio: times(vsFloor),
         target: `≥ ${floorTarget}x Koa floor`,
-        pass: vsFloor.value >= floorTarget && clean,
+        pass: vsFloor >= floorTarget && clean,
       });
       add({
         what: `GET /ticket (${key}), p50 / p99 ms`,
@@ -255,15 +258,15 @@ async function serverThroughput(readsOnly = false) {
       what: 'POST /create (pk, durable), req/s',
       value: fmt(pk!.rps, 0),
       baseline: `${fmt(bare!.rps, 0)} bare fsync`,
-      ratio: vsBare.text,
+      ratio: times(vsBare),
       target: '≥ 0.8x bare durable write',
-      pass: vsBare.value >= 0.8 && pk!.errors + bare!.errors === 0,
+      pass: vsBare >= 0.8 && pk!.errors + bare!.errors === 0,
     });
     add({
       what: 'POST /create (sk: + audit line), req/s',
       value: fmt(sk!.rps, 0),
       baseline: `${fmt(bare!.rps, 0)} bare fsync`,
-      ratio: `${fmt(pairedRatio(sk!, bare!), 2)}x`,
+      ratio: times(pairedRatio(sk!, bare!)),
       target: '(two durable writes)',
     });
     add({
@@ -351,7 +354,7 @@ async function postgresStore() {
       what: 'PostgreSQL: GET /ticket (sk), req/s, vs JSON files',
       value: fmt(pgRead!.rps, 0),
       baseline: `${fmt(fileRead!.rps, 0)} JSON files`,
-      ratio: `${fmt(pairedRatio(pgRead!, fileRead!), 2)}x`,
+      ratio: times(pairedRatio(pgRead!, fileRead!)),
     });
     add({
       what: 'PostgreSQL, two instances: GET /ticket (sk), req/s',
@@ -370,7 +373,7 @@ async function postgresStore() {
       what: 'PostgreSQL: POST /create (pk, committed), req/s',
       value: fmt(pgCreate!.rps, 0),
       baseline: `${fmt(fileCreate!.rps, 0)} JSON files`,
-      ratio: `${fmt(pairedRatio(pgCreate!, fileCreate!), 2)}x`,
+      ratio: times(pairedRatio(pgCreate!, fileCreate!)),
     });
     add({
       what: 'PostgreSQL: POST /create (pk), p50 / p99 ms',

@@ -107,9 +107,9 @@ export function createApp(
   app.use(
     requestFrame({
       logger: deps.logger,
-      ...(extra.logLines ? { logLines: extra.logLines } : {}),
+      logLines: extra.logLines,
       probes: { paths: HEALTH_PATHS, answer: health(deps, { stopping: extra.stopping }) },
-      ...(extra.stopping ? { stopping: extra.stopping } : {}),
+      stopping: extra.stopping,
     }),
   );
   // The widget, for any page on any site: the panel is fetched by import(), which uses CORS.

@@ -80,8 +80,8 @@ export function checkAnswered(ctx: Context): void {
 }
 
 /**
- * Renders an error a request's middleware threw, in the one shape of API.md (http/frame.ts calls it
- * for every request). Only 5xx are logged, with the request id.
+ * Renders an error a request's middleware threw, in the one shape of API.md (http/frame.ts catches
+ * them all). Only 5xx are logged, with the request id.
  */
 export function renderError(ctx: Context, err: unknown, logger: Logger): void {
   let api = toApiError(err);
