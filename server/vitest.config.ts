@@ -18,6 +18,7 @@ const JSON_STORE_ONLY = [
   'src/http/query.test.ts',
   'src/http/access-log.test.ts',
   'src/http/frame.test.ts',
+  'src/http/direct-app.test.ts',
   'src/tickets/ticket-query.test.ts',
   'src/outbox/outbox-passes.test.ts',
   'src/mail/mailer.test.ts',

@@ -11,6 +11,7 @@ import { legacyPhp } from './http/legacy-php.js';
 import { mountRoutes } from './http/mount.js';
 import { API_PREFIX } from './http/route.js';
 import { requestFrame } from './http/frame.js';
+import { DirectApp } from './http/direct-app.js';
 import { customerRoutes } from './identity/routes.js';
 import { withIdentity } from './identity/verify.js';
 import { bearerKey } from './keys/bearer.js';
@@ -76,16 +77,9 @@ export function createApp(
     logLines?: (line: string) => void;
   } = {},
 ): Koa {
-  // X-Forwarded-For is read from the right: each proxy appends the address it saw, so only the last
-  // `hops` entries come from proxies we run; anything left of them is whatever the client wrote.
-  const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustProxyHops });
-  // Errors are rendered and logged by the request frame (http/frame.ts); this catches the rare one
-  // outside any request.
-  app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
-
   const limiter = deps.rateLimiter;
   const router = new Router();
-  const { dispatch, find } = mountRoutes(router, ROUTES, deps, {
+  const { find } = mountRoutes(router, ROUTES, deps, {
     // A bearer key decides when one is sent; else the console's session cookie. A verified customer's
     // identity header (settings/identity) widens what a public key may read.
     credentials: [
@@ -101,17 +95,36 @@ export function createApp(
     storing: (actor, ip, stores) => deps.quotas.guard(actor, ip, stores),
     unit: deps.unit,
   });
-
   // Every request: its id, the health probes (kept out of the access log; /ready logs when its
   // answer changes), the access line, errors in API.md's shape.
-  app.use(
-    requestFrame({
-      logger: deps.logger,
-      logLines: extra.logLines,
-      probes: { paths: HEALTH_PATHS, answer: health(deps, { stopping: extra.stopping }) },
-      stopping: extra.stopping,
-    }),
+  const frame = requestFrame({
+    logger: deps.logger,
+    logLines: extra.logLines,
+    probes: { paths: HEALTH_PATHS, answer: health(deps, { stopping: extra.stopping }) },
+    stopping: extra.stopping,
+  });
+  const corsHeaders = cors(ROUTES);
+  const noNext = () => Promise.resolve();
+
+  // A call of a route's own path and method (nearly every API call) is answered outside Koa's chain
+  // (http/direct-app.ts) by what the chain would run for it: the frame, CORS, the route's checks and
+  // handler. The legacy .php redirects cannot match such a path, and a handler never calls on.
+  //
+  // X-Forwarded-For is read from the right: each proxy appends the address it saw, so only the last
+  // `hops` entries come from proxies we run; anything left of them is whatever the client wrote.
+  const app = new DirectApp(
+    { proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustProxyHops },
+    (path, method) => {
+      const handle = find(path, method);
+      return handle && ((ctx) => frame(ctx, () => corsHeaders(ctx, () => handle(ctx, noNext))));
+    },
   );
+  // Errors are rendered and logged by the request frame (http/frame.ts); this catches the rare one
+  // outside any request.
+  app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
+
+  // Everything else goes through Koa's chain, in the same frame.
+  app.use(frame);
   // The widget, for any page on any site: the panel is fetched by import(), which uses CORS.
   const widget = widgetAssets();
   if (!widget.size) deps.logger.warn('the widget is not built (widget/dist is empty): run pnpm build');
@@ -128,23 +141,14 @@ export function createApp(
     linkPage(deps), // /t/<token>: the ticket a customer mail links to
     ...(extra.site ? [extra.site] : []), // the demo pages, in demo mode only
   ]);
-  const corsHeaders = cors(ROUTES);
+  // The rest of /v1: HEAD, OPTIONS (CORS preflights), a trailing slash or other case, the legacy .php
+  // paths, 404 and 405, answered by the router. A page request never meets the router.
   const api = compose<Koa.ParameterizedContext>([
     legacyPhp(ROUTES),
     corsHeaders,
-    dispatch,
     router.routes() as Middleware,
     router.allowedMethods() as Middleware,
   ]);
-  // An API call goes straight to the API's middleware, past the pages' (each hop costs a promise on
-  // the hot path; see BENCHMARKS.md), and a page request never meets the router. A call of a route's
-  // own path and method (nearly every one) goes through CORS straight to its handler: the legacy
-  // .php redirects cannot match it (no route's path ends in .php), and the handler never calls on.
-  app.use((ctx, next) => {
-    const { path } = ctx;
-    if (!path.startsWith(`${API_PREFIX}/`)) return pages(ctx, next);
-    const handle = find(path, ctx.method);
-    return handle ? corsHeaders(ctx, () => handle(ctx, next)) : api(ctx, next);
-  });
+  app.use((ctx, next) => (ctx.path.startsWith(`${API_PREFIX}/`) ? api(ctx, next) : pages(ctx, next)));
   return app;
 }

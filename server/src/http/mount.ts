@@ -48,16 +48,15 @@ const defaultStatus = (route: RouteDef<never>) => Number(Object.keys(route.respo
  * router has matched (404/405), then the credential (401, and 429 after too many failed lookups), the
  * permission (403), the module switch (403), the rate limit (429), for routes that store what they are
  * sent free disk space and the upload quota (503, 429), the query and the body (400, 413, 415), and
- * only then the handler (lookups 404, state 409). Returns the middleware that dispatches a request for
- * a route's exact path and method straight to its handler, ahead of the router, and `find`, the same
- * lookup for a caller that goes to the handler itself.
+ * only then the handler (lookups 404, state 409). Returns `find`: a route's handler by its exact path
+ * and method, for the app to call it without the router (http/direct-app.ts).
  */
 export function mountRoutes<D>(
   router: Router,
   routes: readonly RouteDef<D>[],
   deps: D,
   options: MountOptions,
-): { dispatch: Middleware; find(path: string, method: string): Middleware | undefined } {
+): { find(path: string, method: string): Middleware | undefined } {
   const exact = new Map<string, Map<string, Middleware>>();
   for (const route of routes) {
     const opts = bodyOptions(route as RouteDef<never>);
@@ -128,13 +127,6 @@ export function mountRoutes<D>(
   // Every route's path is exact (no parameters), so a request for one of them with its method is a
   // Map lookup away from its handler: @koa/router would test every route's expression and compose a
   // chain per request (see BENCHMARKS.md). Everything else (HEAD, OPTIONS, a trailing slash, other
-  // case, 404, 405) goes on to the router, which answers it as before.
-  const find = (path: string, method: string) => exact.get(path)?.get(method);
-  return {
-    dispatch: (ctx, next) => {
-      const handle = find(ctx.path, ctx.method);
-      return handle ? handle(ctx, next) : next();
-    },
-    find,
-  };
+  // case, 404, 405) goes to the router, which answers it.
+  return { find: (path, method) => exact.get(path)?.get(method) };
 }
