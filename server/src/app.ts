@@ -119,8 +119,8 @@ export function createApp(
       return handle && ((ctx) => frame(ctx, () => corsHeaders(ctx, () => handle(ctx, noNext))));
     },
   );
-  // Errors are rendered and logged by the request frame (http/frame.ts); this catches the rare one
-  // outside any request.
+  // Errors are rendered and logged by the request frame (http/frame.ts); this logs the rare one it
+  // cannot see: writing an answer (http/respond.ts), a stream body's, a socket's.
   app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
 
   // Everything else goes through Koa's chain, in the same frame.

@@ -270,7 +270,7 @@ function startDeliveries(deps: Deps) {
 async function listen(app: ReturnType<typeof createApp>, config: Config) {
   // Timeouts are enforced on a timer; Node's default of every 30 s would let a slowloris connection
   // hold on for up to 40 s instead of 10.
-  const handle = app.callback(); // answers its own errors (ctx.onerror): the promise never rejects
+  const handle = app.callback(); // answers its own errors (ctx.onerror), throws none: the promise never rejects
   const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => void handle(req, res));
   Object.assign(server, SERVER_TIMEOUTS);
   await new Promise<void>((ok, fail) => {

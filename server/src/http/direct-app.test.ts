@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -34,9 +34,14 @@ const ANSWERS: Record<string, (ctx: Context) => void | Promise<void>> = {
     stream.write('data: 1\n\n');
     setTimeout(() => stream.end('data: 2\n\n'), 20);
   },
+  '/empty': (ctx) => {
+    ctx.body = null; // on purpose: an empty answer, whatever the status
+    ctx.status = 200;
+  },
   '/throws': () => {
     throw new Error('secret detail');
   },
+  '/unwritable': (ctx) => void (ctx.body = { n: 1n }), // JSON.stringify throws, in respond()
 };
 
 async function start() {
@@ -85,6 +90,11 @@ describe('DirectApp', () => {
     expect(notModified.headers.get('etag')).toBe('"v1"');
     expect(notModified.headers.get('content-type')).toBeNull();
 
+    const empty = await fetch(`${url}/empty`);
+    expect(empty.status).toBe(200);
+    expect(empty.headers.get('content-length')).toBe('0');
+    expect(await empty.text()).toBe('');
+
     const stream = await fetch(`${url}/stream`);
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(await stream.text()).toBe('data: 1\n\ndata: 2\n\n');
@@ -102,10 +112,31 @@ describe('DirectApp', () => {
     expect(chain).toEqual(['/elsewhere', '/json', '/JSON']);
   });
 
-  it('answers an error that escapes the direct answer as Koa does: 500, without its detail', async () => {
+  it('answers an error that escapes the direct answer or its writing as Koa does: 500, without its detail', async () => {
     const { url } = await start();
     const res = await fetch(`${url}/throws`);
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain('secret detail');
+    const unwritable = await fetch(`${url}/unwritable`);
+    expect(unwritable.status).toBe(500);
+    expect(await unwritable.text()).toBe('Internal Server Error');
+  });
+
+  it('leaves a URL Node cannot parse to the chain, and stays up', async () => {
+    const { url, chain } = await start();
+    // An absolute-form request line whose user part is a broken escape: Node's url.parse throws on
+    // it. Read outside the chain's promise, that would end the process.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(url).port), '127.0.0.1', () =>
+        socket.end('GET http://%E0%A4%A@fail/json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      );
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 500 /);
+    expect(chain).toEqual([]); // the chain's own ctx.path threw too: Koa answered 500
+    expect((await fetch(`${url}/json`)).status).toBe(200);
   });
 });

@@ -4,11 +4,20 @@ import type { Context } from 'koa';
 /** Statuses that never carry a body (the `statuses` package's `empty`, which Koa reads). */
 const EMPTY = new Set([204, 205, 304]);
 
+/** A body Koa pipes: a Node stream, or a web stream, Blob or Response made one. */
+function streamOf(body: unknown): Readable | undefined {
+  if (body instanceof Readable) return body;
+  if (body instanceof Blob) return Readable.from(body.stream());
+  if (body instanceof ReadableStream) return Readable.from(body);
+  if (body instanceof Response) return Readable.from(body.body ?? '');
+  return undefined;
+}
+
 /**
  * Writes a context's answer as Koa's own respond() does (koa/lib/application.js, not exported), for a
- * request answered outside Koa's chain (http/direct-app.ts). The bodies this server's routes give:
- * a string or Buffer (a stored answer, a file), a Node stream (the live stream), an object (JSON),
- * none. No HEAD branch: a HEAD request never goes direct (it is no route's own method).
+ * request answered outside Koa's chain (http/direct-app.ts): every kind of body Koa takes. No HEAD
+ * branch: createApp never sends a HEAD request direct (no route's own method is HEAD, and the router
+ * answers it from the GET route).
  */
 export function respond(ctx: Context): void {
   if (ctx.respond === false) return; // the handler wrote the answer itself
@@ -21,6 +30,13 @@ export function respond(ctx: Context): void {
   }
   const { body } = ctx;
   if (body === null || body === undefined) {
+    // Koa's own flag for a body set to null on purpose (its body setter): an empty answer.
+    if ((ctx.response as { _explicitNullBody?: boolean })._explicitNullBody) {
+      ctx.response.remove('Content-Type');
+      ctx.response.remove('Transfer-Encoding');
+      ctx.length = 0;
+      return void res.end();
+    }
     // A status with no body says itself, as Koa answers it.
     const text = ctx.message || String(code);
     if (!res.headersSent) {
@@ -30,8 +46,9 @@ export function respond(ctx: Context): void {
     return void res.end(text);
   }
   if (typeof body === 'string' || Buffer.isBuffer(body)) return void res.end(body);
-  if (body instanceof Readable) {
-    pipeline(body, res, (err) => {
+  const stream = streamOf(body);
+  if (stream) {
+    pipeline(stream, res, (err) => {
       if (err && ctx.app.listenerCount('error')) ctx.onerror(err);
     });
     return;
