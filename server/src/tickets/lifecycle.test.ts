@@ -208,6 +208,11 @@ describe('status, priority, assignment', () => {
     const t = await createTicket(s);
     const a = await s.call('POST', '/assign', { json: { ticket_id: t.id, agent_id: 'agt_aaaaaaaaaaaaaaaaaaaa' } });
     expect(a.body.agent_id).toBe('agt_aaaaaaaaaaaaaaaaaaaa');
+    // A missing agent_id is refused; it does not unassign.
+    const missing = await s.call('POST', '/assign', { json: { ticket_id: t.id } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: 'validation_failed', param: 'agent_id' });
+    expect((await s.call('GET', `/ticket?id=${t.id}`)).body.agent_id).toBe('agt_aaaaaaaaaaaaaaaaaaaa');
     const none = await s.call('POST', '/assign', { form: { ticket_id: t.id, agent_id: '' } });
     expect(none.body.agent_id).toBeNull();
     const unknown = await s.call('POST', '/assign', { json: { ticket_id: t.id, agent_id: 'agt_unknownunknown00' } });

@@ -102,9 +102,12 @@ export const PriorityInput = z.object({
   ticket_id: id,
   priority: z.enum(PRIORITIES, `must be one of ${PRIORITIES.join(', ')}`),
 });
+// "" (a form's empty value) or null unassigns; a missing agent_id is a mistake, not an unassignment.
+const agentId = z.preprocess((v) => (v === '' ? null : v), z.string().max(100).nullable());
+
 export const AssignInput = z.object({
   ticket_id: id,
-  agent_id: z.preprocess((v) => (v === '' || v === undefined ? null : v), z.string().max(100).nullable()),
+  agent_id: agentId,
 });
 /** DELETE /delete takes `ticket_id` in the query or in the body. */
 export const DeleteInput = z.object({ ticket_id: optional(id) });
@@ -132,8 +135,6 @@ export const TagsInput = z.object({
   add: optional(tagList),
   remove: optional(tagList),
 });
-
-const agentId = z.preprocess((v) => (v === '' ? null : v), z.string().max(100).nullable());
 
 export const BulkInput = z.object({
   ticket_ids: z.array(id).min(1, 'must name at least one ticket').max(100, 'at most 100 tickets at once'),
