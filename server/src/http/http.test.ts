@@ -299,6 +299,12 @@ describe('legacy .php paths', () => {
       headers: { Host: 'evil.example' },
     });
     expect(get.headers.get('location')).toBe('/v1/ticket?id=tkt_x&email=a%40b.c');
+    // Names with a slash too, and never a path outside the route table.
+    const nested = await s.call('POST', '/admin/mail-test.php', { key: null });
+    expect(nested.status).toBe(308);
+    expect(nested.headers.get('location')).toBe('/v1/admin/mail-test');
+    expect((await s.call('GET', '/admin/../ticket.php', { key: null })).headers.get('location')).toBe('/v1/ticket');
+    expect((await s.call('GET', '/no/such/thing.php', { key: null })).status).toBe(404);
   });
 
   it('is followed by clients with method and body intact', async () => {

@@ -2,7 +2,8 @@ import type { Middleware } from 'koa';
 import { ApiError } from './errors.js';
 import { API_PREFIX, type RouteDef } from './route.js';
 
-const PHP_PATH = new RegExp(`^${API_PREFIX}/([^/]+)\\.php$`);
+// A name may hold slashes (`/v1/admin/mail-test.php`): only names of the route table redirect.
+const PHP_PATH = new RegExp(`^${API_PREFIX}/(.+)\\.php$`);
 
 /**
  * Older integrations call /v1/create.php: 308 keeps the method and body. The Location is a path of

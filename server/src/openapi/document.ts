@@ -155,17 +155,23 @@ function convert(entries: Map<string, z.ZodType>, io: 'input' | 'output') {
   return { converted, components };
 }
 
-/** The legacy .php paths: 308 to the same endpoint without it, for every method (docs/api.md). */
+/**
+ * The legacy .php paths: 308 to the same endpoint without it, for every method (docs/api.md). A path
+ * parameter holds no `/` (OpenAPI 3.1), so a name with one (`admin/mail-test`) is a path of its own.
+ */
 function legacyPaths(routes: readonly RouteDef<never>[]) {
-  const names = [...new Set(routes.map((r) => r.path.slice(1)))].sort();
-  const operation = (method: string) => ({
-    operationId: `${method}_legacy_php`,
+  const all = [...new Set(routes.map((r) => r.path.slice(1)))].sort();
+  const names = all.filter((n) => !n.includes('/'));
+  const operation = (method: string, nested?: string) => ({
+    operationId: `${method}_legacy_php${nested ? `_${nested.replace(/[^a-z0-9]+/g, '_')}` : ''}`,
     summary: `${method.toUpperCase()} /<endpoint>.php: redirects to /<endpoint>`,
     description:
       'Older integrations call /v1/<endpoint>.php; 308 keeps the method and the body. Answered before any key is looked at.',
     tags: ['legacy'],
     security: [],
-    parameters: [{ name: 'endpoint', in: 'path', required: true, schema: { type: 'string', enum: names } }],
+    parameters: nested
+      ? []
+      : [{ name: 'endpoint', in: 'path', required: true, schema: { type: 'string', enum: names } }],
     responses: {
       '308': {
         description: 'The endpoint without .php',
@@ -188,7 +194,15 @@ function legacyPaths(routes: readonly RouteDef<never>[]) {
       },
     },
   });
-  return { '/{endpoint}.php': { get: operation('get'), post: operation('post'), delete: operation('delete') } };
+  const item = (nested?: string) => ({
+    get: operation('get', nested),
+    post: operation('post', nested),
+    delete: operation('delete', nested),
+  });
+  return {
+    '/{endpoint}.php': item(),
+    ...Object.fromEntries(all.filter((n) => n.includes('/')).map((n) => [`/${n}.php`, item(n)])),
+  };
 }
 
 /**

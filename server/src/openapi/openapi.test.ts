@@ -95,6 +95,7 @@ describe('/v1/openapi.json', () => {
     const legacy = doc.paths['/{endpoint}.php'];
     expect(legacy.post.responses['308'].headers).toHaveProperty('Location');
     expect(legacy.post.parameters[0].schema.enum).toContain('create');
+    expect(doc.paths['/admin/mail-test.php'].post.responses['308'].headers).toHaveProperty('Location');
     expect(Object.keys(op('get', '/file').responses['200'].content)).toEqual(
       expect.arrayContaining(['image/png', 'application/pdf', 'text/plain; charset=utf-8', 'application/zip']),
     );
