@@ -7,6 +7,7 @@ import { pino, type Logger } from 'pino';
 import { batchedStdout } from './startup/batched-stdout.js';
 import { turnstileVerifier } from './abuse/turnstile.js';
 import { createApp } from './app.js';
+import { answerClientError } from './http/client-error.js';
 import { auditTicketEvents } from './audit/audit.js';
 import { openPostgresStores } from './postgres/open-stores.js';
 import { openFileStores, type Stores } from './stores.js';
@@ -143,7 +144,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       // The logger is pino's default one on `stdout` (above): access lines may be written there directly.
       ...(stdout ? { logLines: (line: string) => stdout.write(line) } : {}),
     });
-    const { server, url } = await listen(app, config);
+    const { server, url } = await listen(app, config, logger);
     publicUrl = config.publicUrl ?? url;
     const control = directory ? await startControlServer(dataDir, deps, url) : undefined;
     const inbound = await startInbound(deps, dataDir);
@@ -267,12 +268,13 @@ function startDeliveries(deps: Deps) {
   return mailer;
 }
 
-async function listen(app: ReturnType<typeof createApp>, config: Config) {
+async function listen(app: ReturnType<typeof createApp>, config: Config, logger: Logger) {
   // Timeouts are enforced on a timer; Node's default of every 30 s would let a slowloris connection
   // hold on for up to 40 s instead of 10.
   const handle = app.callback(); // answers its own errors (ctx.onerror), throws none: the promise never rejects
   const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => void handle(req, res));
   Object.assign(server, SERVER_TIMEOUTS);
+  server.on('clientError', answerClientError(logger));
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(config.port, config.host, () => ok());

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { startChild } from '../test-support/child-server.js';
 import { streamPost } from '../test-support/raw-upload.js';
@@ -347,6 +348,36 @@ describe('logs', () => {
     const all = s.logs.join('\n');
     for (const key of Object.values(s.keys)) expect(all).not.toContain(key);
     expect(all).not.toContain('ada%40example.com');
+  });
+});
+
+describe('a request Node itself refuses', () => {
+  /** Sends raw bytes and reads the whole answer (the server closes the connection). */
+  const raw = (bytes: string) =>
+    new Promise<string>((ok, fail) => {
+      const socket = connect(Number(new URL(s.base).port), '127.0.0.1', () => socket.end(bytes));
+      let text = '';
+      socket.on('data', (c) => (text += String(c)));
+      socket.on('end', () => ok(text));
+      socket.on('error', fail);
+    });
+
+  it('answers in the API error shape with a request id, and logs it as a warning', async () => {
+    const control = await raw('GET /v1/meta HTTP/1.1\r\nHost: a\r\nX-Evil: a\u0001b\r\n\r\n');
+    const [head, body] = control.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    const id = /X-Request-Id: (\S+)/i.exec(head!)?.[1];
+    expect(id).toBeDefined();
+    expect(head).toMatch(/Content-Type: application\/json/i);
+    expect(JSON.parse(body!)).toMatchObject({ error: { code: 'bad_request' } });
+    const line = s.logs.find((l) => l.includes(id!));
+    expect(JSON.parse(line!)).toMatchObject({ level: 40, code: 'bad_request' });
+
+    const huge = await raw(`GET /v1/meta HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(huge.split('\r\n\r\n')[1]!)).toMatchObject({ error: { code: 'headers_too_large' } });
+    // The server goes on answering.
+    expect((await s.call('GET', '/meta')).status).toBe(200);
   });
 });
 

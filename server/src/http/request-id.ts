@@ -9,7 +9,7 @@ const PREFIX = randomBytes(9).toString('base64url');
 let counter = 0;
 
 /** A request id: 12 random characters from the start of this process, then a counter. */
-const newRequestId = () => `${PREFIX}-${(++counter).toString(36)}`;
+export const newRequestId = () => `${PREFIX}-${(++counter).toString(36)}`;
 
 /**
  * Gives a request its id, on ctx.state and in X-Request-Id (a well-formed id from a proxy is kept so
