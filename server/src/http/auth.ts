@@ -36,7 +36,14 @@ export function checkAccess(ctx: Context, actor: RequestActor, access: Access) {
   if (actor.kind !== 'customer' || !actor.key.origins.length) return;
   const origin = ctx.req.headers.origin; // as ctx.get reads it, without Koa's accessor
   if (origin && !actor.key.origins.includes(origin)) {
-    throw new ApiError(403, 'origin_not_allowed', 'This public key may not be used from this site.');
+    // Named, so that a site owner sees which address to add to the key's origins (cut: it is echoed).
+    const named = origin.slice(0, 200);
+    throw new ApiError(
+      403,
+      'origin_not_allowed',
+      `This public key may not be used from ${named}: add it to the key's origins to allow it.`,
+      { values: { origin: named } },
+    );
   }
 }
 

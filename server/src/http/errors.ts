@@ -16,7 +16,13 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly extra: { param?: string; details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+    readonly extra: {
+      param?: string;
+      details?: ErrorDetail[];
+      headers?: Record<string, string>;
+      /** Named values a translated message fills in (`{origin}`). */
+      values?: Record<string, string>;
+    } = {},
   ) {
     super(message);
   }
@@ -98,7 +104,7 @@ export function renderError(ctx: Context, err: unknown, logger: Logger): void {
   const actor = ctx.state.actor as RequestActor | undefined;
   const locale = actor?.kind === 'customer' ? negotiate(ctx.get('Accept-Language')) : undefined;
   const { message, details } = locale
-    ? localizeError(locale, api.code, api.message, api.extra.details)
+    ? localizeError(locale, api.code, api.message, api.extra.details, api.extra.values)
     : { message: api.message, details: api.extra.details };
   if (actor?.kind === 'customer') ctx.vary('Accept-Language');
   if (locale) ctx.set('Content-Language', locale);

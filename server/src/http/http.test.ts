@@ -285,6 +285,14 @@ describe('CORS', () => {
     const other = await s.call('GET', '/meta', { key, headers: { Origin: 'https://evil.example' } });
     expect(other.status).toBe(403);
     expect(other.body.error.code).toBe('origin_not_allowed');
+    expect(other.body.error.message).toContain('https://evil.example');
+    const german = await s.call('GET', '/meta', {
+      key,
+      headers: { Origin: 'https://other.example', 'Accept-Language': 'de' },
+    });
+    expect(german.body.error.message).toBe(
+      'Dieser Schlüssel darf auf dieser Website (https://other.example) nicht verwendet werden.',
+    );
     expect((await s.call('GET', '/meta', { key, headers: { Origin: 'https://allowed.example' } })).status).toBe(200);
     expect((await s.call('GET', '/meta', { key })).status).toBe(200); // server-side callers send no Origin
   });

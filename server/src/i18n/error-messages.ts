@@ -8,14 +8,15 @@ interface ErrorDetail {
 }
 
 // What a customer may meet, in their language. Codes missing here keep the English message (support's
-// errors: a public key never gets them). {max} is filled from the English detail.
+// errors: a public key never gets them). {max} is filled from the English detail, other {names} from the
+// error's values.
 const MESSAGES: Record<Exclude<CustomerLocale, 'en'>, Table> = {
   de: {
     validation_failed: 'Bitte prüfen Sie die Eingaben.',
     invalid_json: 'Die Anfrage ist kein gültiges JSON.',
     missing_api_key: 'Der API-Schlüssel fehlt.',
     invalid_api_key: 'Dieser API-Schlüssel ist ungültig oder wurde widerrufen.',
-    origin_not_allowed: 'Dieser Schlüssel darf auf dieser Website nicht verwendet werden.',
+    origin_not_allowed: 'Dieser Schlüssel darf auf dieser Website ({origin}) nicht verwendet werden.',
     identity_required: 'Dafür muss die Website Ihre Identität bestätigt haben.',
     secret_key_required: 'Das ist nur für den Kundendienst möglich.',
     blocked: 'Diese Anfrage wurde abgelehnt.',
@@ -47,7 +48,7 @@ const MESSAGES: Record<Exclude<CustomerLocale, 'en'>, Table> = {
     invalid_json: 'La requête n’est pas du JSON valide.',
     missing_api_key: 'La clé d’API manque.',
     invalid_api_key: 'Cette clé d’API n’est pas valide ou a été révoquée.',
-    origin_not_allowed: 'Cette clé ne peut pas être utilisée sur ce site.',
+    origin_not_allowed: 'Cette clé ne peut pas être utilisée sur ce site ({origin}).',
     identity_required: 'Le site doit d’abord avoir confirmé votre identité.',
     secret_key_required: 'Seule l’assistance peut faire cela.',
     blocked: 'Cette demande a été refusée.',
@@ -79,7 +80,7 @@ const MESSAGES: Record<Exclude<CustomerLocale, 'en'>, Table> = {
     invalid_json: 'La solicitud no es JSON válido.',
     missing_api_key: 'Falta la clave de API.',
     invalid_api_key: 'Esta clave de API no es válida o fue revocada.',
-    origin_not_allowed: 'Esta clave no se puede usar en este sitio.',
+    origin_not_allowed: 'Esta clave no se puede usar en este sitio ({origin}).',
     identity_required: 'Primero el sitio debe haber confirmado su identidad.',
     secret_key_required: 'Solo el equipo de soporte puede hacerlo.',
     blocked: 'Esta solicitud fue rechazada.',
@@ -111,7 +112,7 @@ const MESSAGES: Record<Exclude<CustomerLocale, 'en'>, Table> = {
     invalid_json: 'الطلب ليس JSON صالحًا.',
     missing_api_key: 'مفتاح API مفقود.',
     invalid_api_key: 'مفتاح API هذا غير صالح أو تم إلغاؤه.',
-    origin_not_allowed: 'لا يمكن استخدام هذا المفتاح على هذا الموقع.',
+    origin_not_allowed: 'لا يمكن استخدام هذا المفتاح على هذا الموقع ({origin}).',
     identity_required: 'يجب أن يؤكد الموقع هويتك أولًا.',
     secret_key_required: 'يمكن لفريق الدعم فقط القيام بذلك.',
     blocked: 'تم رفض هذا الطلب.',
@@ -159,6 +160,7 @@ export function localizeError(
   code: string,
   message: string,
   details: ErrorDetail[] | undefined,
+  values: Record<string, string> = {},
 ): { message: string; details: ErrorDetail[] | undefined } {
   if (locale === 'en') return { message, details };
   const table = MESSAGES[locale];
@@ -170,5 +172,6 @@ export function localizeError(
     const first = translated[0];
     return { message: `${first.param}: ${first.message}`, details: translated };
   }
-  return { message: table[code] ?? message, details: translated };
+  const localized = table[code]?.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+  return { message: localized ?? message, details: translated };
 }
