@@ -51,6 +51,10 @@ const EnvSchema = z.object({
   TICKETING_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'a PostgreSQL URL looks like postgres://user:password@host:5432/database')
+    .refine(
+      databaseUrlParses,
+      'does not parse: percent-encode these characters in the user name and password: @ as %40, # as %23, / as %2F, ? as %3F, : as %3A, % as %25',
+    )
     .optional(),
   TICKETING_DATABASE_POOL: z.coerce.number().int().min(2).max(1000).default(10),
   TICKETING_DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
@@ -157,6 +161,22 @@ export interface DatabaseConfig {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * Whether a database URL means what it says: it parses, and its authority (up to the first `/`, `?`
+ * or `#`) holds one `@` at most. A password with a raw `#` or `/` fails to parse ("Invalid URL", and
+ * nothing else said); one with a raw `@` parses, but the driver then takes the host from after the
+ * first `@` and connects elsewhere.
+ */
+function databaseUrlParses(url: string): boolean {
+  const authority = url.slice(url.indexOf('://') + 3).split(/[/?#]/)[0]!;
+  if (authority.split('@').length > 2) return false;
+  try {
+    return new URL(url).hostname !== '';
+  } catch {
+    return false;
+  }
+}
 
 /** Reads the TICKETING_* variables; throws ConfigError listing every bad one. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
