@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import type { Middleware } from 'koa';
 import { pino, type Logger } from 'pino';
 import { batchedStdout } from './startup/batched-stdout.js';
+import { firstAdminPasswordPath, forgetFirstAdminPassword } from './startup/first-admin-file.js';
 import { turnstileVerifier } from './abuse/turnstile.js';
 import { createApp } from './app.js';
 import { answerClientError } from './http/client-error.js';
@@ -135,6 +136,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     // Known once the server listens (a port of 0 is chosen then); nothing reads it before.
     let publicUrl = config.publicUrl ?? '';
     const deps = wireDeps(config, stores, { logger, clock, publicUrl: () => publicUrl, fetch: options.fetch ?? fetch });
+    await forgetFirstAdminPassword(stores.configStore, dataDir, logger);
     const mailer = startDeliveries(deps);
     const scheduler = new Scheduler(deps);
     const stopping = new AbortController();
@@ -332,7 +334,6 @@ function closer(parts: {
 }
 
 const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');
-const firstAdminPasswordPath = (dataDir: string) => join(dataDir, 'first-admin-password.txt');
 
 /**
  * The first keys of an empty data directory. The public key is printed (it is public); the secret

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -71,8 +72,9 @@ describe('the first start’s admin agent', () => {
     };
     expect((await s.call('GET', '/list', { key: null, headers: renewed })).status).toBe(200);
     expect((await s.call('GET', '/admin?r=agents', { key: null, headers: renewed })).status).toBe(200);
-    // The one-time password is spent.
+    // The one-time password is spent, and its file is gone.
     expect((await signIn(s, email, password)).res.body.error.code).toBe('invalid_credentials');
+    await expect.poll(() => existsSync(join(s.dataDir, 'first-admin-password.txt'))).toBe(false);
   });
 
   it('takes its email from TICKETING_ADMIN_EMAIL, and is made only on an empty data directory', async () => {
