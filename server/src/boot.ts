@@ -347,7 +347,12 @@ async function firstStart(
   adminEmail: string,
   show: { print: ((line: string) => void) | undefined; terminal: boolean },
 ): Promise<FirstKeys | undefined> {
-  if (!configStore.created || (await keys.list()).length) return undefined;
+  if (!configStore.created || (await keys.list()).length) {
+    // Keys made with the CLI before the first start (docs/deploy.md) leave a directory without an
+    // agent: its admin is made all the same, or nobody could ever sign in to the console.
+    if (show.print) await firstAdmin(configStore, dataDir, adminEmail, show);
+    return undefined;
+  }
   const pk = createKey('public', 'live', { label: 'created on first start' });
   const sk = createKey('secret', 'live', { label: 'created on first start' });
   await keys.add(pk.stored, sk.stored);
@@ -365,6 +370,18 @@ async function firstStart(
       print('    standard output is not a terminal, so it is not printed). Keep it safe, then delete the file.');
     }
   }
+  const admin = await firstAdmin(configStore, dataDir, adminEmail, show);
+  return { pk: pk.key, sk: sk.key, admin };
+}
+
+/** The admin agent of a directory without agents, its one-time password printed as the secret key is. */
+async function firstAdmin(
+  configStore: ConfigStore,
+  dataDir: string,
+  adminEmail: string,
+  show: { print: ((line: string) => void) | undefined; terminal: boolean },
+) {
+  const { print } = show;
   const made = await createFirstAdmin(configStore, adminEmail, new Date());
   const admin = made && { id: made.agent.id, email: made.agent.email, password: made.password };
   if (print && admin) {
@@ -376,8 +393,8 @@ async function firstStart(
     } else {
       const path = firstAdminPasswordPath(dataDir);
       await writeFileDurable(path, `email: ${admin.email}\npassword: ${admin.password}\n`);
-      print(`  password: in ${path} (readable only by this user). Delete the file after signing in.`);
+      print(`  password: in ${path} (readable only by this user; removed once you choose your own).`);
     }
   }
-  return { pk: pk.key, sk: sk.key, admin };
+  return admin;
 }

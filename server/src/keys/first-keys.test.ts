@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChild, type ChildServer } from '../test-support/child-server.js';
+import { runCli } from '../test-support/cli.js';
 
 const SECRET_KEY = /sk_live_[A-Za-z0-9]{32}/;
 const PUBLIC_KEY = /pk_live_[A-Za-z0-9]{32}/;
@@ -80,5 +81,22 @@ describe('the first start', () => {
     expect(password, out).toBeDefined();
     expect(existsSync(join(dir, 'first-admin-password.txt'))).toBe(false);
     expect((await signIn(child.url, 'admin@ticketing.localhost', password!)).agent.role).toBe('admin');
+  });
+
+  it('makes the admin agent also when keys were made with the CLI before the first start', async () => {
+    const dir = await dataDir();
+    const made = await runCli(['keys', 'create', '--secret'], { TICKETING_DATA_DIR: dir });
+    expect(made.code, made.stderr).toBe(0);
+    const child = await startChild({ TICKETING_DATA_DIR: dir });
+    cleanup.push(() => stop(dir, child));
+    const out = child.output();
+    expect(out).not.toContain('Created your first API keys'); // the CLI's keys stay the only ones
+    const adminPath = join(dir, 'first-admin-password.txt');
+    expect(out).toContain(adminPath);
+    const password = /^password: (\S+)$/m.exec(await readFile(adminPath, 'utf8'))![1]!;
+    expect((await signIn(child.url, 'admin@ticketing.localhost', password)).agent).toMatchObject({
+      role: 'admin',
+      must_change_password: true,
+    });
   });
 });
