@@ -121,7 +121,12 @@ export function createApp(
   );
   // Errors are rendered and logged by the request frame (http/frame.ts); this logs the rare one it
   // cannot see: writing an answer (http/respond.ts), a stream body's, a socket's.
-  app.on('error', (err: unknown) => deps.logger.error({ err }, 'koa error'));
+  app.on('error', (err: unknown) => {
+    // A client that went away (a console tab closed on its event stream, a phone that lost its
+    // network mid-answer) is no fault of the server: one debug line, not an error with a stack.
+    if (clientWentAway(err)) deps.logger.debug({ code: (err as { code?: string }).code }, 'the client went away');
+    else deps.logger.error({ err }, 'koa error');
+  });
 
   // Everything else goes through Koa's chain, in the same frame.
   app.use(frame);
@@ -152,3 +157,12 @@ export function createApp(
   app.use((ctx, next) => (ctx.path.startsWith(`${API_PREFIX}/`) ? api(ctx, next) : pages(ctx, next)));
   return app;
 }
+
+const CLIENT_GONE = new Set([
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_STREAM_DESTROYED',
+]);
+const clientWentAway = (err: unknown) => CLIENT_GONE.has((err as { code?: string } | null)?.code ?? '');

@@ -11,8 +11,12 @@ export async function serve(options: { extension?: BootExtension } = {}) {
     config = loadConfig();
     const running = await boot(config, options);
     const stop = (signal: string) => {
+      const started = Date.now();
       running.deps.logger.info({ signal }, 'stopping');
-      void running.close().then(() => process.exit(0));
+      void running.close().then(() => {
+        running.deps.logger.info({ ms: Date.now() - started }, 'stopped');
+        process.exit(0);
+      });
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -77,7 +77,12 @@ describe('deploy/ticketing.service', () => {
       publicUrl: 'https://support.example.com',
     });
     // The same environment, with a data directory and a port of this test's own.
-    const child = await startChild({ ...env, TICKETING_DATA_DIR: join(work, 'data'), TICKETING_PORT: '0' });
+    const child = await startChild({
+      ...env,
+      TICKETING_DATA_DIR: join(work, 'data'),
+      TICKETING_PORT: '0',
+      TICKETING_LOG_LEVEL: 'info',
+    });
     try {
       expect(child.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       // Under systemd standard output is the journal, not a terminal: the first secret key is in a file.
@@ -94,6 +99,10 @@ describe('deploy/ticketing.service', () => {
       child.proc.kill('SIGTERM');
       expect(await child.exited).toBe(0);
     }
+    // The journal tells that it stopped, and how long the stop took, as a JSON line like the rest.
+    const lines = child.output().split('\n');
+    expect(lines.some((l) => /^\{.*"msg":"stopping"/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\{.*"ms":\d+.*"msg":"stopped"/.test(l))).toBe(true);
   });
 });
 

@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { startChild } from '../test-support/child-server.js';
 import { streamPost } from '../test-support/raw-upload.js';
+import { openSse } from '../test-support/sse.js';
 import { createTicket, makeKeys, startServer, ticketInput, type TestServer } from '../test-support/server.js';
 
 let s: TestServer;
@@ -356,6 +357,20 @@ describe('logs', () => {
     const all = s.logs.join('\n');
     for (const key of Object.values(s.keys)) expect(all).not.toContain(key);
     expect(all).not.toContain('ada%40example.com');
+  });
+});
+
+describe('a client that goes away', () => {
+  it('is no error in the log: an event stream closed by the client', async () => {
+    const before = s.logs.length;
+    const stream = await openSse(`${s.base}/events`, { Authorization: `Bearer ${s.keys.sk}` });
+    expect(stream.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    stream.close();
+    // The server notices the closed socket at once; a heartbeat would tell it at the latest.
+    await new Promise((r) => setTimeout(r, 500));
+    const errors = s.logs.slice(before).filter((l) => l.startsWith('{') && JSON.parse(l).level >= 50);
+    expect(errors).toEqual([]);
   });
 });
 
