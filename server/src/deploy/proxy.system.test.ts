@@ -112,7 +112,8 @@ describe('behind nginx, with the configuration of docs/deploy.md', () => {
     const site = (await deployFile('nginx.conf'))
       .replace('listen 80;', `listen 127.0.0.1:${port};`)
       .replace('listen [::]:80;', '')
-      .replace('server 127.0.0.1:3000;', `server 127.0.0.1:${upstream};`);
+      .replace('server 127.0.0.1:3000;', `server 127.0.0.1:${upstream};`)
+      .replace('/var/log/nginx/ticketing.access.log', join(work, 'nginx', 'ticketing.access.log'));
     expect(site).toContain(`server 127.0.0.1:${upstream};`);
     const prefix = join(work, 'nginx');
     await mkdir(prefix);
@@ -150,6 +151,14 @@ http {
     const me = await call(port, 'GET', '/v1/me', { key: keys.sk });
     expect(JSON.parse(me.body).portal.public_url).toBe('https://support.example.com');
     expect(me.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/); // $request_id, kept by the server
+    // nginx's own log line for the request ends with the same id (nginx writes it when the request ends).
+    await expect
+      .poll(async () => readFile(join(work, 'nginx', 'ticketing.access.log'), 'utf8').catch(() => ''))
+      .toContain(`"GET /v1/me HTTP/1.1" 200`);
+    const line = (await readFile(join(work, 'nginx', 'ticketing.access.log'), 'utf8'))
+      .split('\n')
+      .find((l) => l.includes('GET /v1/me '));
+    expect(line).toMatch(new RegExp(` ${me.headers['x-request-id']}$`));
     expect((await call(port, 'GET', '/docs')).status).toBe(200);
   });
 
