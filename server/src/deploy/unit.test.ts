@@ -67,8 +67,18 @@ describe('deploy/ticketing.service', () => {
     expect(Number(one('Service', 'TimeoutStopSec'))).toBeGreaterThan(12);
   });
 
+  it('needs its environment file, and has no placeholder address of its own', () => {
+    // A missing /etc/ticketing/env stops the start instead of leaving a made-up TICKETING_PUBLIC_URL.
+    expect(one('Service', 'EnvironmentFile')).toBe('/etc/ticketing/env');
+    expect(unitEnvironment(unit)).not.toHaveProperty('TICKETING_PUBLIC_URL');
+  });
+
   it('has settings the server accepts, and the server starts with them', async () => {
-    const env = unitEnvironment(unit);
+    // The unit's defaults and the environment file the guide writes.
+    const line = /echo '(TICKETING_PUBLIC_URL=[^']+)' \| sudo tee \/etc\/ticketing\/env/.exec(
+      read('docs/deploy.md'),
+    )![1]!;
+    const env = { ...unitEnvironment(unit), [line.split('=')[0]!]: line.slice(line.indexOf('=') + 1) };
     const config = loadConfig(env);
     expect(config).toMatchObject({
       host: '127.0.0.1',
