@@ -24,8 +24,23 @@ export function accessLine(f: AccessFields, time: number): string {
 }
 
 /**
+ * Paths whose last part is a credential: a customer's magic link (/t/<token>, 30 days, reusable, it
+ * reveals the customer's email) and the console's invitation and reset links (/console/invite/<token>,
+ * /console/reset/<token>). Whoever reads the log must not be able to use them.
+ */
+const TOKEN_PATHS = ['/t/', '/console/invite/', '/console/reset/'];
+
+/** The path as the access log shows it: a token in it replaced by `[token]`. */
+function loggedPath(path: string): string {
+  for (const prefix of TOKEN_PATHS)
+    if (path.startsWith(prefix) && path.length > prefix.length) return `${prefix}[token]`;
+  return path;
+}
+
+/**
  * One line per request, for a request that took `ms` (http/frame.ts calls it when each ends).
- * Deliberately no query string (it can hold an email address), no headers (the Authorization header
+ * Deliberately no query string (it can hold an email address or a link's token), no token of a
+ * path (loggedPath), no headers (the Authorization header
  * holds the key): the key appears only as its display prefix. With `lines` (the destination of boot's
  * own logger), the line is written there in that logger's format, while the logger is at level info
  * or below; otherwise it goes through the logger.
@@ -35,7 +50,7 @@ export function accessLog(logger: Logger, lines?: (line: string) => void): (ctx:
     const fields: AccessFields = {
       reqId: ctx.state.requestId,
       method: ctx.method,
-      path: ctx.path,
+      path: loggedPath(ctx.path),
       status: ctx.status,
       ms: Math.round(ms * 10) / 10,
       key: actorLabel(ctx.state.actor),

@@ -120,4 +120,23 @@ describe('links in customer mails', () => {
       expect(await r.text()).not.toContain('<script');
     }
   });
+
+  it('keep their token out of the access log, and a broken encoding of one is a 404 in the error shape, not a 500', async () => {
+    const { s, smtp } = await setup();
+    await s.call('POST', '/create', { key: s.keys.pk, json: ticketInput() });
+    const token = tokenIn((await smtp.waitFor(1))[0]!.text)!;
+    expect((await fetch(`${s.url}/t/${token}`)).status).toBe(200);
+    const [secret] = token.split('.').slice(-1); // the signature: what makes the link work
+    const line = s.logs.find((l) => l.includes('"msg":"request"') && l.includes('"/t/'));
+    expect(JSON.parse(line!)).toMatchObject({ method: 'GET', path: '/t/[token]', status: 200 });
+    expect(s.logs.join('\n')).not.toContain(secret);
+    expect(s.logs.join('\n')).not.toContain(token);
+
+    const logged = s.logs.length;
+    const broken = await fetch(`${s.url}/t/%E0%A4%A`);
+    expect(broken.status).toBe(404);
+    expect(await broken.json()).toEqual({ error: { code: 'not_found', message: 'This link is not valid.' } });
+    const after = s.logs.slice(logged).map((l) => JSON.parse(l) as { level: number });
+    expect(after.filter((l) => l.level >= 50)).toEqual([]); // nothing logged as an error
+  });
 });

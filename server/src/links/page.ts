@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { ApiError } from '../http/errors.js';
 import { negotiate } from '../i18n/locales.js';
 import type { KeyStore } from '../store/key-store.js';
 import { parseLink } from './magic-link.js';
@@ -11,7 +12,13 @@ import { parseLink } from './magic-link.js';
 export function linkPage(deps: { keys: KeyStore }): Middleware {
   return async (ctx, next) => {
     if (!ctx.path.startsWith('/t/') || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
-    const token = decodeURIComponent(ctx.path.slice(3));
+    let token: string;
+    try {
+      token = decodeURIComponent(ctx.path.slice(3));
+    } catch {
+      // A broken percent-encoding (`/t/%E0%A4%A`) is no link a mail of ours holds: not found, not a 500.
+      throw new ApiError(404, 'not_found', 'This link is not valid.');
+    }
     const link = parseLink(token);
     const key = link
       ? (await deps.keys.list()).find((k) => k.kind === 'public' && k.mode === link.mode && !k.revoked_at)?.key

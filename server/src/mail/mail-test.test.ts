@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, startSmtp } from '../test-support/smtp.js';
 import { startServer, type TestServer } from '../test-support/server.js';
@@ -47,17 +48,54 @@ describe('POST /admin/mail-test', () => {
     expect(audit).toMatchObject({ action: 'mail.test', target: 'owner@shop.example', details: { sent: true } });
   });
 
-  it('answers a refused connection with a one-line error, no stack', async () => {
+  // What a port scanner would learn: the address, the port, an errno, a banner.
+  const revealing = (text: string, port: number) => [
+    ...['127.0.0.1', String(port), 'ECONNREFUSED', 'ETIMEDOUT', 'ESOCKET', 'Greeting', 'SSH-'].filter((w) =>
+      text.includes(w),
+    ),
+    ...(/\n|\bat .*\.js|node_modules/.test(text) ? ['a stack'] : []),
+  ];
+
+  it('answers a closed port with what to check, without the address, the port or the errno', async () => {
     const s = await server();
     const port = await freePort();
     await saveSmtp(s, { host: '127.0.0.1', port });
     const res = await s.call('POST', '/admin/mail-test', { json: { to: 'owner@shop.example' } });
     expect(res.status).toBe(200);
-    expect(res.body.sent).toBe(false);
-    expect(res.body.error).toContain('ECONNREFUSED');
-    expect(res.body.error).not.toMatch(/\n|\bat .*\.js/);
-    expect(res.text).not.toContain('node_modules');
+    expect(res.body).toMatchObject({ sent: false, response: null });
+    expect(res.body.error).toMatch(/^could not connect to the SMTP server: check smtp\.host and smtp\.port/);
+    expect(revealing(res.text, port)).toEqual([]);
   });
+
+  it('answers a port that never greets (another service) with what to check, and nothing it printed', async () => {
+    const s = await server();
+    // Something listening that is no SMTP server: it accepts the connection and says nothing.
+    const silent = createServer((socket) => socket.on('error', () => {}));
+    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
+    cleanup.push(() => new Promise((ok) => void silent.close(() => ok())));
+    const sockets: Socket[] = [];
+    silent.on('connection', (c) => sockets.push(c));
+    cleanup.push(async () => void sockets.forEach((c) => c.destroy()));
+    const { port } = silent.address() as AddressInfo;
+    await saveSmtp(s, { host: '127.0.0.1', port });
+    const res = await s.call('POST', '/admin/mail-test', { json: { to: 'owner@shop.example' } });
+    expect(res.body).toMatchObject({ sent: false, response: null });
+    expect(res.body.error).toMatch(/^timeout after 10 s: the SMTP server did not answer; check smtp\.host, smtp\.port/);
+    expect(revealing(res.text, port)).toEqual([]);
+    // One that prints another protocol's banner: that banner is not passed on either.
+    const ssh = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.end('SSH-2.0-OpenSSH_9.6 internal-db-host\r\n');
+    });
+    await new Promise<void>((ok) => ssh.listen(0, '127.0.0.1', ok));
+    cleanup.push(() => new Promise((ok) => void ssh.close(() => ok())));
+    const sshPort = (ssh.address() as AddressInfo).port;
+    await saveSmtp(s, { host: '127.0.0.1', port: sshPort });
+    const banner = await s.call('POST', '/admin/mail-test', { json: { to: 'owner@shop.example' } });
+    expect(banner.body).toMatchObject({ sent: false, response: null });
+    expect(banner.text).not.toContain('internal-db-host');
+    expect(revealing(banner.text, sshPort)).toEqual([]);
+  }, 30_000);
 
   it('refuses a relay whose certificate does not verify, and says why', async () => {
     const s = await server();

@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { ConfigData } from '../model/index.js';
+import { smtpFailure } from './smtp-failure.js';
 import type { AutoSubmitted, Threading } from './threading.js';
 
 export interface MailMessage {
@@ -127,9 +128,8 @@ export async function sendTestMail(mail: ConfigData['mail'], message: MailMessag
     return { sent: true, response: info.response ?? null, error: null, duration_ms: took() };
   } catch (err) {
     // nodemailer's errors carry the server's refusal in `response` ("535 5.7.8 Authentication failed").
-    const e = err as { message?: string; response?: string };
-    const error = (e.message ?? String(err)).split('\n')[0]!.slice(0, 500);
-    return { sent: false, response: e.response?.slice(0, 500) ?? null, error, duration_ms: took() };
+    // Anything else is told in fixed words (smtp-failure.ts): no address, port or errno.
+    return { sent: false, ...smtpFailure(err, TIMEOUTS.greetingTimeout / 1000), duration_ms: took() };
   } finally {
     transport.close();
   }

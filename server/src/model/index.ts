@@ -4,6 +4,7 @@
 export * from './agents.js';
 export * from './automation.js';
 export * from './common.js';
+export * from './connection-failure.js';
 export * from './config.js';
 export * from './errors.js';
 export * from './identity.js';

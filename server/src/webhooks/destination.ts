@@ -2,15 +2,15 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type Lo
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { COULD_NOT_CONNECT, timedOut } from '../model/index.js';
 import { isPublicAddress } from './addresses.js';
 
 /** What a delivery attempt came to: the receiver's status, or one of a few generic errors. */
 export type Outcome = { status: number } | { error: string };
 
-// The delivery log says no more than this about a failure: a raw socket error (ECONNREFUSED on this
-// port, a reset on that one) would let whoever sets webhook URLs map the network the server is in.
+// The delivery log says no more than this about a failure (model/connection-failure.ts): a raw socket
+// error would let whoever sets webhook URLs map the network the server is in.
 const NOT_ALLOWED = 'destination not allowed';
-const COULD_NOT_CONNECT = 'could not connect';
 
 class DestinationNotAllowed extends Error {}
 
@@ -74,7 +74,7 @@ export function postWebhook(
     }
     req.on('error', (err) => {
       if (err instanceof DestinationNotAllowed) resolve({ error: NOT_ALLOWED });
-      else if (err.name === 'AbortError') resolve({ error: `timeout after ${opts.timeoutMs / 1000} s` });
+      else if (err.name === 'AbortError') resolve({ error: timedOut(opts.timeoutMs / 1000) });
       else resolve({ error: COULD_NOT_CONNECT });
     });
     req.end(body);
