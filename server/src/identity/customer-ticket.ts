@@ -1,8 +1,9 @@
 import type { CustomerTicket, Ticket } from '../model/index.js';
+import { isSupportReply } from '../tickets/views.js';
 
-/** A ticket as its customer's lists show it (CustomerTicketSchema): what is unread is counted from support's replies. */
+/** A ticket as its customer's lists show it (CustomerTicketSchema): what is unread is counted from support's replies (internal notes are none). */
 export function customerTicket(t: Ticket): CustomerTicket {
-  const support = t.replies.filter((r) => !r.from_customer);
+  const support = t.replies.filter(isSupportReply);
   return {
     id: t.id,
     subject: t.subject,

@@ -23,11 +23,20 @@ export function publicView(t: StoredTicket): PublicTicket {
     link_version: _v,
     ...rest
   } = t;
-  return { ...rest, replies: rest.replies.filter((r) => !isNote(r)).map(({ agent_id: _g, ...r }) => r) };
+  return { ...rest, replies: rest.replies.filter(shownToCustomer).map(({ agent_id: _g, ...r }) => r) };
 }
 
 /** An internal note: a reply only staff see. */
 export const isNote = (r: Reply) => r.internal === true;
+
+/**
+ * Whether the customer sees this message: every customer-facing read (public view, files, the unread
+ * count of /updates and /my-tickets) asks this one question (issue 28).
+ */
+export const shownToCustomer = (r: Reply) => !isNote(r);
+
+/** A message support wrote to the customer (what they count as unread): no note. */
+export const isSupportReply = (r: Reply) => !r.from_customer && shownToCustomer(r);
 
 export type View = 'full' | 'public';
 export const viewOf = (actor: Actor): View => (actor.kind === 'system' || isStaff(actor) ? 'full' : 'public');

@@ -72,6 +72,34 @@ describe('GET /updates', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
   });
 
+  it('counts no internal note as a support reply: not unread, not last_reply_at, no early answer (issue 28)', async () => {
+    const s = await server();
+    const secret = 'identity-secret-for-the-notes-test!!';
+    await s.call('POST', '/admin?r=identity', { json: { secret } });
+    const identity = { 'X-Ticketing-Identity': `${signIdentity(secret, 'ada@example.com')}.ada%40example.com` };
+    const t = await createTicket(s, { email: 'ada@example.com' });
+    await supportReply(s, t.id);
+    const mine = async () => (await s.call('GET', '/my-tickets', { key: s.keys.pk, headers: identity })).body;
+    const before = await mine();
+    expect(before.data[0]).toMatchObject({ id: t.id, support_replies: 1 });
+    const watch: [string, string] = ['watch', `${t.id}:1:${t.email}`];
+    // A poll that waits while nothing is unread: a note arriving meanwhile is no news to the customer.
+    const started = Date.now();
+    const waiting = poll(s, [watch, ['known', '0'], ['wait', '3']]);
+    await new Promise((r) => setTimeout(r, 300));
+    const noted = await s.call('POST', '/reply', {
+      json: { ticket_id: t.id, message: 'Internal: refund approved by Grace', internal: true },
+    });
+    expect(noted.status).toBe(201);
+    const res = await waiting;
+    expect(res.body.unread).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+    expect(res.text).not.toContain('refund approved');
+    // Read at once afterwards: still one support reply, the same last_reply_at, nothing unread.
+    expect((await poll(s, [watch])).body).toMatchObject({ unread: 0, data: [{ support_replies: 1 }] });
+    expect(await mine()).toEqual(before);
+  });
+
   it('leaves out a ticket whose email is wrong, and is not woken by it (no IDOR)', async () => {
     const s = await server();
     const mine = await createTicket(s, { email: 'ada@example.com' });

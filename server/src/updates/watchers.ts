@@ -1,6 +1,7 @@
 import type { TicketEvent } from '../events/events.js';
 import type { KeyMode } from '../model/index.js';
 import { afterCommit } from '../store/unit-of-work.js';
+import { shownToCustomer } from '../tickets/views.js';
 
 type Wake = () => void;
 
@@ -19,6 +20,8 @@ export class TicketWatchers {
 
   /** The ticket-event listener (boot registers it): wakes whoever watches the ticket. */
   readonly listener = (event: TicketEvent) => {
+    // A message the customer never sees (an internal note) is nothing for their poll to wake for.
+    if (event.reply && !shownToCustomer(event.reply)) return;
     // Once the change is visible to the poll's own read (PostgreSQL: after the request's transaction).
     afterCommit(() => this.wake(event.mode, event.ticket.id, event.ticket.email));
   };
