@@ -14,6 +14,7 @@ import { PgJobStore } from '../postgres/pg-job-store.js';
 import { PgKeyStore } from '../postgres/pg-key-store.js';
 import { PgLog } from '../postgres/pg-log.js';
 import { PgTicketStore } from '../postgres/pg-ticket-store.js';
+import { markMoved } from '../datadir/moved.js';
 
 export const MIGRATE_USAGE = `  ticketing migrate --to postgres://user:password@host:5432/database
                                                     copy the data directory into an empty PostgreSQL database`;
@@ -142,10 +143,11 @@ export async function migrateCommand(args: string[], dataDir: string): Promise<n
           } finally {
             await Promise.all(MODES.map((m) => source[m].close()));
           }
+          await markMoved(dir, where, new Date());
           const lines = Object.entries(expected).map(([k, n]) => `  ${k.padEnd(16)} ${n}`);
           console.log(`copied ${dir} into ${where}, counts checked:\n${lines.join('\n')}`);
           console.log(
-            'Start the server with TICKETING_DATABASE_URL set to this database. The data directory is unchanged.',
+            'Start the server with TICKETING_DATABASE_URL set to this database. The data directory is unchanged, and marked as moved: a server or command started on it without TICKETING_DATABASE_URL refuses to run.',
           );
           return 0;
         } finally {

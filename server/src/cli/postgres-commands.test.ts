@@ -1,5 +1,8 @@
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { boot } from '../boot.js';
+import { loadConfig } from '../config/config.js';
 import { runCli } from '../test-support/cli.js';
 import { createTicket, PNG_1PX, startServer, ticketInput } from '../test-support/server.js';
 import { storedTickets } from '../test-support/stored-tickets.js';
@@ -80,10 +83,24 @@ describe('ticketing migrate --to', () => {
     expect((await moved2.call('GET', '/list')).body.total).toBe(2);
     await moved2.close({ keepData: true });
 
-    // Twice: refused, and nothing is copied again.
+    // The directory is marked as moved: a second copy, a CLI command or a server on it without the
+    // database is refused (a wrapper or cron job that forgot the server's settings), naming no password.
     const second = await runCli(['migrate', '--to', db.url], { TICKETING_DATA_DIR: source.dataDir });
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(/is not empty \(2 tickets:live, 1 tickets:test, 1 files/);
+    expect(second.stderr).toMatch(/was moved into PostgreSQL \(.*\); this directory is a frozen copy/);
+    expect(second.stderr).not.toContain(new URL(db.url).password);
+    const keys = await runCli(['keys', 'create', '--secret'], { TICKETING_DATA_DIR: source.dataDir });
+    expect(keys.code).toBe(1);
+    expect(keys.stderr).toMatch(/was moved into PostgreSQL/);
+    expect(keys.stdout).not.toContain('sk_live_');
+    await expect(
+      boot(loadConfig({ TICKETING_DATA_DIR: source.dataDir, TICKETING_PORT: '0' }), { print: () => {} }),
+    ).rejects.toThrow(/was moved into PostgreSQL/);
+    // With the mark removed (the operator's choice), the database still takes no second copy.
+    await rm(join(source.dataDir, 'MOVED-TO-POSTGRES'));
+    const third = await runCli(['migrate', '--to', db.url], { TICKETING_DATA_DIR: source.dataDir });
+    expect(third.code).toBe(1);
+    expect(third.stderr).toMatch(/is not empty \(2 tickets:live, 1 tickets:test, 1 files/);
     const sql = openTestDatabase(db.url);
     try {
       const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tickets`;

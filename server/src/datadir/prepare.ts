@@ -4,6 +4,7 @@ import { DATA_FORMAT, readDataFormat, writeDataFormat } from '../store/data-form
 import { LAYOUT } from '../store/layout.js';
 import { StartupError } from '../store/startup-error.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { refuseMoved } from './moved.js';
 
 export interface PrepareOptions {
   serverVersion: string;
@@ -23,6 +24,7 @@ export async function prepareDataDir(dataDir: string, options: PrepareOptions): 
   const current = options.current ?? DATA_FORMAT;
   const migrations = options.migrations ?? MIGRATIONS;
   const now = options.now ?? (() => new Date());
+  await refuseMoved(dataDir);
   const format = await readDataFormat(dataDir);
   if (format === 'new') {
     await writeDataFormat(dataDir, current);

@@ -75,7 +75,7 @@ describe('deploy/ticketing.service', () => {
 
   it('has settings the server accepts, and the server starts with them', async () => {
     // The unit's defaults and the environment file the guide writes.
-    const line = /echo '(TICKETING_PUBLIC_URL=[^']+)' \| sudo tee \/etc\/ticketing\/env/.exec(
+    const line = /echo '(TICKETING_PUBLIC_URL=[^']+)' \| sudo tee( -a)? \/etc\/ticketing\/env/.exec(
       read('docs/deploy.md'),
     )![1]!;
     const env = { ...unitEnvironment(unit), [line.split('=')[0]!]: line.slice(line.indexOf('=') + 1) };

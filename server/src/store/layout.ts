@@ -13,4 +13,6 @@ export const LAYOUT = {
   readyProbe: 'ready.probe',
   /** Backups taken before a migration, and the links of a snapshot in progress (backup/). */
   backups: 'backups',
+  /** Written by `ticketing migrate`: the data now lives in PostgreSQL, this directory is frozen (datadir/moved.ts). */
+  moved: 'MOVED-TO-POSTGRES',
 } as const;
