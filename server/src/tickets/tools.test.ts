@@ -1,5 +1,6 @@
 import { StoredAgentSchema } from '../model/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedInAgent } from '../test-support/agents.js';
 import { createTicket, PNG_1PX, startServer, ticketInput, type TestServer } from '../test-support/server.js';
 
 const GRACE = 'agt_aaaaaaaaaaaaaaaaaaaa';
@@ -186,6 +187,32 @@ describe('POST /spam', () => {
     ).toHaveLength(2);
     const pk = await s.call('POST', '/spam', { key: s.keys.pk, json: { ticket_id: t.id } });
     expect(pk.status).toBe(403);
+  });
+  it('blocks a whole domain for admins only: an agent-role session may block the single address', async () => {
+    const agent = await signedInAgent(s, { role: 'agent' });
+    const t = await createTicket(s, { email: 'someone@bigmail.example' });
+    const refused = await agent.call('POST', '/spam', { json: { ticket_id: t.id, block: 'domain' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('admin_required');
+    // Nothing happened: not blocked, the ticket unchanged.
+    expect((await s.call('GET', '/admin?r=blocklists')).body.blocklists.domains).not.toContain('bigmail.example');
+    expect((await get(t.id)).tags).not.toContain('spam');
+    // A test-mode key may not write the (shared) blocklist's domains either.
+    const test = await createTicket(s, { email: 'x@othermail.example' }, s.keys.pkTest);
+    const testKey = await s.call('POST', '/spam', {
+      key: s.keys.skTest,
+      json: { ticket_id: test.id, block: 'domain' },
+    });
+    expect(testKey.status).toBe(403);
+    // The address alone: allowed.
+    const address = await agent.call('POST', '/spam', { json: { ticket_id: t.id, block: 'email' } });
+    expect(address.status, address.text).toBe(200);
+    expect((await s.call('GET', '/admin?r=blocklists')).body.blocklists.emails).toContain('someone@bigmail.example');
+    // An admin agent may block the domain.
+    const admin = await signedInAgent(s, { role: 'admin' });
+    const other = await createTicket(s, { email: 'else@bigmail.example' });
+    expect((await admin.call('POST', '/spam', { json: { ticket_id: other.id, block: 'domain' } })).status).toBe(200);
+    expect((await s.call('GET', '/admin?r=blocklists')).body.blocklists.domains).toContain('bigmail.example');
   });
 });
 

@@ -1,4 +1,5 @@
 import { auditEntry } from '../audit/audit.js';
+import { checkAccess } from '../http/auth.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import {
@@ -198,11 +199,15 @@ const spam = route({
   summary: 'Mark a ticket as spam',
   description:
     'Closes it (the first closed status) and tags it `spam`; `block: "email"` or `"domain"` adds the ' +
-    'sender to the blocklists, so that address (or domain) cannot file tickets with a public key again.',
+    'sender to the blocklists, so that address (or domain) cannot file tickets with a public key again. ' +
+    'Blocking a domain is for admins (a live secret key or an admin agent).',
   body: { schema: SpamInput, encodings: ENCODINGS },
   responses: { 200: ticketAnswer('The ticket') },
-  errors: { 404: ['ticket_not_found'] },
-  async handler({ actor, body: input }, deps) {
+  errors: { 403: ['admin_required', 'live_secret_key_required'], 404: ['ticket_not_found'] },
+  async handler({ actor, body: input, ctx }, deps) {
+    // The domain blocklist is an admin setting (it turns away everyone at that domain): admins only,
+    // checked before anything changes. Any staff may block the one address.
+    if (input.block === 'domain') checkAccess(ctx, actor, 'admin');
     const { statuses } = deps.configStore.get();
     const { previous, ticket } = await change(deps, actor, input.ticket_id, undefined, null, (t) => {
       const at = deps.clock().toISOString();
