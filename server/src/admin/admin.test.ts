@@ -333,7 +333,15 @@ const CASES: Case[] = [
     defaults: {
       from_name: 'Support',
       from_address: null,
-      smtp: { host: null, port: 587, secure: false, user: null, pass_set: false, allow_invalid_certificate: false },
+      smtp: {
+        host: null,
+        port: 587,
+        secure: false,
+        user: null,
+        pass_set: false,
+        allow_invalid_certificate: false,
+        allow_plain_auth: false,
+      },
     },
     valid: { from_address: 'help@shop.example', smtp: { host: '127.0.0.1', port: 2525 } },
     readBack: {
@@ -346,6 +354,7 @@ const CASES: Case[] = [
         user: null,
         pass_set: false,
         allow_invalid_certificate: false,
+        allow_plain_auth: false,
       },
       email_notify: {
         customer_on_create: true,
@@ -362,6 +371,7 @@ const CASES: Case[] = [
           user: null,
           pass_set: false,
           allow_invalid_certificate: false,
+          allow_plain_auth: false,
           folder: 'INBOX',
           processed_folder: 'Processed',
         },
@@ -607,6 +617,7 @@ describe('secrets stay in', () => {
       user: null,
       pass_set: true,
       allow_invalid_certificate: false,
+      allow_plain_auth: false,
     });
     await post('mail', { smtp: { host: 'SMTP.example' } }); // the same host, spelt otherwise
     expect((await get('mail')).body.mail.smtp.pass_set).toBe(true);
@@ -681,6 +692,7 @@ describe('/settings', () => {
         user: 'u',
         pass_set: true,
         allow_invalid_certificate: false,
+        allow_plain_auth: false,
       });
       expect(res.body.autoreply.enabled).toBe(true);
       expect(res.body.email_notify).toEqual(before.body.email_notify);

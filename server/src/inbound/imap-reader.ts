@@ -100,6 +100,9 @@ export class ImapReader {
       secure: imap.secure,
       auth: { user: imap.user!, pass: imap.pass ?? '' },
       tls: { rejectUnauthorized: !imap.allow_invalid_certificate },
+      // Without TLS from the start, STARTTLS is required before LOGIN (issue 28): a server, or someone
+      // on the path, that does not offer it gets no password. allow_plain_auth: used when offered.
+      ...(imap.secure || imap.allow_plain_auth ? {} : { doSTARTTLS: true }),
       logger: false,
       // IDLE soon after the last command (imapflow waits 15 s by default): new mail shows at once.
       autoIdleDelay: 500,

@@ -35,6 +35,8 @@ async function configure(s: TestServer, dovecot: TestDovecot, imap: Record<strin
           secure: false,
           user: dovecot.user,
           pass: dovecot.pass,
+          // The test dovecot has no TLS (ssl = no): plain-text LOGIN allowed for it.
+          allow_plain_auth: true,
           ...imap,
         },
       },

@@ -28,7 +28,14 @@ describe('POST /admin/mail-test', () => {
     const s = await server();
     const smtp = await startSmtp();
     cleanup.push(() => smtp.close());
-    await saveSmtp(s, { host: '127.0.0.1', port: smtp.port, user: 'shop', pass: 'relay-password' });
+    // A relay on this host without STARTTLS: plain-text AUTH allowed for it (plain-auth.test.ts: not by default).
+    await saveSmtp(s, {
+      host: '127.0.0.1',
+      port: smtp.port,
+      user: 'shop',
+      pass: 'relay-password',
+      allow_plain_auth: true,
+    });
     const res = await s.call('POST', '/admin/mail-test', { json: { to: 'owner@shop.example' } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({

@@ -66,6 +66,9 @@ function subjectHeader(subject: string): string {
   return words.map((w) => `=?UTF-8?B?${Buffer.from(w).toString('base64')}?=`).join(' ');
 }
 
+/** True when a password would go to the server without TLS required first (issue 28). */
+const needsStartTls = (smtp: Smtp) => Boolean(smtp.user && smtp.pass && !smtp.secure && !smtp.allow_plain_auth);
+
 /** How a transport reaches the SMTP server: the same for the outbox's pool and a test mail. */
 function connection(smtp: Smtp) {
   return {
@@ -74,10 +77,30 @@ function connection(smtp: Smtp) {
     secure: smtp.secure,
     // No password, no AUTH: a user name alone would log in with an empty password.
     ...(smtp.user && smtp.pass ? { auth: { user: smtp.user, pass: smtp.pass } } : {}),
+    // STARTTLS is used whenever the server offers it. With a password it is required: someone on the
+    // path can strip STARTTLS from the server's EHLO answer, and the password would follow in clear.
+    ...(needsStartTls(smtp) ? { requireTLS: true } : {}),
     ...TIMEOUTS,
-    // STARTTLS is used whenever the server offers it, and its certificate must verify.
+    // Its certificate must verify.
     tls: { rejectUnauthorized: !smtp.allow_invalid_certificate },
   };
+}
+
+/**
+ * nodemailer's error for a server that refused STARTTLS ("Error upgrading connection with STARTTLS")
+ * says nothing of why the mail stopped there or what to change: this one does.
+ */
+function plainly(smtp: Smtp, err: unknown): unknown {
+  const e = err as { code?: string; command?: string };
+  if (!needsStartTls(smtp) || e.code !== 'ETLS' || e.command !== 'STARTTLS') return err;
+  return Object.assign(
+    new Error(
+      'the SMTP server offers no STARTTLS, so the password was not sent: use TLS (secure, port 465), ' +
+        'or set allow_plain_auth for a relay on a trusted network',
+      { cause: err },
+    ),
+    { code: e.code },
+  );
 }
 
 /** What every mail hands nodemailer: the sender, the DKIM signature when configured, the message. */
@@ -126,7 +149,8 @@ export async function sendTestMail(mail: ConfigData['mail'], message: MailMessag
       transport.sendMail({ signal, ...mailOptions(mail, message), headers: { 'Auto-Submitted': 'auto-generated' } }),
     )) as { response?: string };
     return { sent: true, response: info.response ?? null, error: null, duration_ms: took() };
-  } catch (err) {
+  } catch (caught) {
+    const err = plainly(mail.smtp, caught);
     // nodemailer's errors carry the server's refusal in `response` ("535 5.7.8 Authentication failed").
     // Anything else is told in fixed words (smtp-failure.ts): no address, port or errno.
     return { sent: false, ...smtpFailure(err, TIMEOUTS.greetingTimeout / 1000), duration_ms: took() };
@@ -139,7 +163,8 @@ export async function sendTestMail(mail: ConfigData['mail'], message: MailMessag
  * Sends mail over one pooled SMTP transport (a few connections, reused for many messages), built from
  * the settings in force and rebuilt when they change. TLS certificates are verified: a relay whose
  * certificate does not verify gets nothing, the password least of all, unless the settings say
- * `allow_invalid_certificate` (a self-signed internal relay the operator vouches for).
+ * `allow_invalid_certificate` (a self-signed internal relay the operator vouches for). A password goes
+ * only over TLS (`secure`, or STARTTLS required) unless the settings say `allow_plain_auth`.
  */
 export class Mailer {
   private transport: Transporter | undefined;
@@ -160,7 +185,9 @@ export class Mailer {
           ? { headers: { 'Auto-Submitted': message.auto_submitted, 'X-Auto-Response-Suppress': 'All' } }
           : {}),
       }),
-    );
+    ).catch((err: unknown) => {
+      throw plainly(mail.smtp, err);
+    });
   }
 
   private transportFor(smtp: Smtp): Transporter {

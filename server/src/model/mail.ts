@@ -7,8 +7,9 @@ export const SmtpSchema = z.object({
   secure: z.boolean().default(false),
   user: z.string().max(255).nullable().default(null),
   /**
-   * Write-only. Omitted keeps the stored one while host, port and user stay the same (a changed
-   * destination forgets it: settings/secrets.ts); null or "" removes it.
+   * Write-only. Omitted keeps the stored one while host, port, user, secure, allow_invalid_certificate
+   * and allow_plain_auth stay the same (a changed destination forgets it: settings/secrets.ts); null
+   * or "" removes it.
    */
   pass: z.string().max(1000).nullable().optional(),
   /**
@@ -16,6 +17,12 @@ export const SmtpSchema = z.object({
    * does not verify stops the delivery, so a password never goes to a server that is not the one named.
    */
   allow_invalid_certificate: z.boolean().default(false),
+  /**
+   * Sends the password without TLS when the server offers no STARTTLS (a relay on this host or a
+   * trusted network). Off: with `secure` false, STARTTLS is required before AUTH, so a network that
+   * strips STARTTLS from the server's answer gets no password (issue 28).
+   */
+  allow_plain_auth: z.boolean().default(false),
 });
 export type Smtp = z.infer<typeof SmtpSchema>;
 /** SMTP settings as they are read: the password only as `pass_set`. */
@@ -41,6 +48,8 @@ export const ImapSchema = z.object({
   /** Write-only, as smtp.pass (settings/secrets.ts). */
   pass: z.string().max(1000).nullable().optional(),
   allow_invalid_certificate: z.boolean().default(false),
+  /** As smtp.allow_plain_auth: off, STARTTLS is required before LOGIN when `secure` is false. */
+  allow_plain_auth: z.boolean().default(false),
   folder: z.string().min(1).max(200).default('INBOX'),
   /**
    * Where a processed mail is moved; null: it stays and is flagged \Seen (then only unseen mail is

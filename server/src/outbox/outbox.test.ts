@@ -34,7 +34,7 @@ describe('test mode', () => {
     await s.call('POST', '/admin?r=mail', {
       json: {
         from_address: 'help@shop.example',
-        smtp: { host: '127.0.0.1', port: smtp.port, user: 'shop', pass: SMTP_PASS },
+        smtp: { host: '127.0.0.1', port: smtp.port, user: 'shop', pass: SMTP_PASS, allow_plain_auth: true },
         email_notify: {
           customer_on_create: true,
           customer_on_reply: true,
@@ -134,7 +134,7 @@ describe('/admin?r=outbox', () => {
     await s.call('POST', '/admin?r=mail', {
       json: {
         from_address: 'help@shop.example',
-        smtp: { host: '127.0.0.1', port, user: 'shop', pass: SMTP_PASS },
+        smtp: { host: '127.0.0.1', port, user: 'shop', pass: SMTP_PASS, allow_plain_auth: true },
         email_notify: { customer_on_create: true, agents_on_create: false },
       },
     });

@@ -5,7 +5,7 @@ import type { ConfigData } from '../model/index.js';
  * belong to their URL, see model/webhook-secrets.ts): a
  * write that omits the secret keeps the stored one, `null` or `""` removes it, and a stored secret
  * never follows a changed destination. When the place the secret is presented to changes (another
- * SMTP host, port or user; another webhook URL), the stored secret is forgotten unless the same write
+ * SMTP host, port, user or kind of connection; another webhook URL), the stored secret is forgotten unless the same write
  * sends one. Otherwise whoever may edit a setting without knowing the secret could point it at a
  * listener of their own and read the secret there.
  */
@@ -19,15 +19,25 @@ function keepSecret(
 }
 
 type Smtp = ConfigData['mail']['smtp'];
+type Imap = ConfigData['mail']['inbound']['imap'];
 const hostOf = (h: string | null) => (h ?? '').trim().toLowerCase();
 
-/** The SMTP password is presented to one host and port, for one user. */
-const sameSmtpDestination = (a: Smtp, b: Smtp) =>
-  hostOf(a.host) === hostOf(b.host) && a.port === b.port && (a.user ?? '') === (b.user ?? '');
+/**
+ * A mail password is presented to one host and port, for one user, over one kind of connection: TLS
+ * from the start or not, a certificate checked or not, plain text allowed or not. Weakening how the
+ * password travels is a new destination too (issue 28), so each of these forgets it.
+ */
+const sameMailDestination = (a: Smtp | Imap, b: Smtp | Imap) =>
+  hostOf(a.host) === hostOf(b.host) &&
+  a.port === b.port &&
+  (a.user ?? '') === (b.user ?? '') &&
+  a.secure === b.secure &&
+  a.allow_invalid_certificate === b.allow_invalid_certificate &&
+  a.allow_plain_auth === b.allow_plain_auth;
 
 export const withSmtpPass = (next: Smtp, current: Smtp): Smtp => ({
   ...next,
-  pass: keepSecret(next.pass, current.pass, sameSmtpDestination(next, current)),
+  pass: keepSecret(next.pass, current.pass, sameMailDestination(next, current)),
 });
 
 /** Turnstile's secret only ever goes to the verify URL of the server's configuration. */
@@ -42,18 +52,10 @@ export const withIdentitySecret = (next: ConfigData['identity'], current: Config
   secret: keepSecret(next.secret, current.secret, true),
 });
 
-type Imap = ConfigData['mail']['inbound']['imap'];
-
-/** The IMAP password, likewise, to one host and port, for one user. */
+/** The IMAP password, likewise. */
 export const withImapPass = (next: Imap, current: Imap): Imap => ({
   ...next,
-  pass: keepSecret(
-    next.pass,
-    current.pass,
-    hostOf(next.host) === hostOf(current.host) &&
-      next.port === current.port &&
-      (next.user ?? '') === (current.user ?? ''),
-  ),
+  pass: keepSecret(next.pass, current.pass, sameMailDestination(next, current)),
 });
 
 type Dkim = ConfigData['mail']['dkim'];

@@ -54,7 +54,7 @@ describe('a stored SMTP password', () => {
     await s.call('POST', '/admin?r=mail', {
       json: {
         from_address: 'help@shop.example',
-        smtp: { host: '127.0.0.1', port: shop.port, user: 'shop', pass: PASSWORD },
+        smtp: { host: '127.0.0.1', port: shop.port, user: 'shop', pass: PASSWORD, allow_plain_auth: true },
         email_notify: { customer_on_create: true },
       },
     });
@@ -65,7 +65,7 @@ describe('a stored SMTP password', () => {
     // The attack: the same port on another address (only the host changes), no password sent.
     const attacker = await smtpServer(shop.port, '127.0.0.2');
     const moved = await s.call('POST', path, {
-      json: body({ host: '127.0.0.2', port: shop.port, user: 'shop' }),
+      json: body({ host: '127.0.0.2', port: shop.port, user: 'shop', allow_plain_auth: true }),
     });
     expect(moved.status).toBe(200);
     expect(JSON.stringify(moved.body)).toContain('"pass_set":false');
@@ -77,7 +77,13 @@ describe('a stored SMTP password', () => {
 
     // A password sent with the new host is used there.
     await s.call('POST', path, {
-      json: body({ host: '127.0.0.2', port: shop.port, user: 'shop', pass: 'the-new-password' }),
+      json: body({
+        host: '127.0.0.2',
+        port: shop.port,
+        user: 'shop',
+        pass: 'the-new-password',
+        allow_plain_auth: true,
+      }),
     });
     await createTicket(s, { email: 'third@example.com' });
     await attacker.waitFor(2);

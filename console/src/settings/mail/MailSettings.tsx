@@ -16,6 +16,7 @@ interface Smtp {
   pass_set: boolean;
   pass?: string;
   allow_invalid_certificate: boolean;
+  allow_plain_auth: boolean;
 }
 interface Imap extends Smtp {
   folder: string;
@@ -58,7 +59,7 @@ interface OutboxEntry {
 
 const orNull = (v: string) => v.trim() || null;
 
-/** Host, port, TLS, user, write-only password, certificate check: the same for SMTP and IMAP. */
+/** Host, port, TLS, user, write-only password, certificate check, plain text: the same for SMTP and IMAP. */
 function Connection<T extends Smtp>(props: {
   prefix: 'smtp' | 'inbound.imap';
   value: T;
@@ -125,6 +126,18 @@ function Connection<T extends Smtp>(props: {
         checked={c.allow_invalid_certificate}
         onChange={(v) => set({ ...c, allow_invalid_certificate: v })}
       />
+      <Toggle
+        id={id('plain-auth')}
+        label={t.plainAuth}
+        hint={t.plainAuthHint}
+        checked={c.allow_plain_auth}
+        onChange={(v) => set({ ...c, allow_plain_auth: v })}
+      />
+      {c.allow_plain_auth && !c.secure && (
+        <p class="banner" role="note">
+          {t.plainAuthWarning}
+        </p>
+      )}
     </>
   );
 }
