@@ -231,7 +231,12 @@ function wireDeps(
       parts.logger.error({ err, event: e.type, ticket: e.ticket.id }, 'a ticket event listener failed'),
     ),
     idempotency: new IdempotencyCache(() => parts.clock().getTime()),
-    live: new LiveEvents(stores.liveBus, { heartbeatMs: config.eventsHeartbeatMs }),
+    live: new LiveEvents(stores.liveBus, {
+      heartbeatMs: config.eventsHeartbeatMs,
+      recheckMs: config.eventsRecheckMs,
+      perCredential: config.eventsPerCredential,
+      perAddress: config.eventsPerAddress,
+    }),
     audit: stores.audit,
     outbox: new Outbox(stores.jobs, stores.outboxLog, parts.clock, parts.logger),
     unit: stores.unit,

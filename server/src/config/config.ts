@@ -42,6 +42,9 @@ const EnvSchema = z.object({
   // The address /admin accepts for an agent, so the first admin can be edited there as it is.
   TICKETING_ADMIN_EMAIL: z.string().trim().toLowerCase().pipe(emailAddress()).default('admin@ticketing.localhost'),
   TICKETING_EVENTS_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(25),
+  TICKETING_EVENTS_RECHECK_SECONDS: z.coerce.number().min(0.05).max(60).default(5),
+  TICKETING_EVENTS_PER_CREDENTIAL: z.coerce.number().int().min(1).max(10_000).default(10),
+  TICKETING_EVENTS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(100),
   TICKETING_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'),
   TICKETING_INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TICKETING_INBOUND_SMTP_HOST: z.string().min(1).optional(),
@@ -130,6 +133,11 @@ export interface Config {
   inboundSmtp: InboundSmtpConfig | undefined;
   /** How often /v1/events sends a comment to keep idle connections (and proxies) open. */
   eventsHeartbeatMs: number;
+  /** How often each open /events stream's credential is checked again (a revoked one ends the stream). */
+  eventsRecheckMs: number;
+  /** Open /events streams allowed per credential (a session, a key) and per client address. */
+  eventsPerCredential: number;
+  eventsPerAddress: number;
   /** Set: every store is in PostgreSQL and several instances may share it; unset: JSON files in dataDir. */
   database: DatabaseConfig | undefined;
 }
@@ -233,6 +241,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             tlsKey: e.TICKETING_INBOUND_TLS_KEY,
           },
     eventsHeartbeatMs: e.TICKETING_EVENTS_HEARTBEAT_SECONDS * 1000,
+    eventsRecheckMs: e.TICKETING_EVENTS_RECHECK_SECONDS * 1000,
+    eventsPerCredential: e.TICKETING_EVENTS_PER_CREDENTIAL,
+    eventsPerAddress: e.TICKETING_EVENTS_PER_ADDRESS,
     database: e.TICKETING_DATABASE_URL
       ? {
           url: e.TICKETING_DATABASE_URL,

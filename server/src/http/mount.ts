@@ -37,6 +37,14 @@ const bodyOptions = (route: RouteDef<never>): BodyOptions => {
   };
 };
 
+/** Whether two actors are the same caller: the same key, or the same agent's same session. */
+const sameActor = (a: RequestActor, b: RequestActor) =>
+  a.kind === b.kind &&
+  a.mode === b.mode &&
+  (a.kind === 'agent' && b.kind === 'agent'
+    ? a.agent.id === b.agent.id && a.session === b.session
+    : a.kind !== 'agent' && b.kind !== 'agent' && a.key.id === b.key.id);
+
 /** A media type with a charset, which Koa's ctx.type would set unchanged. */
 const FULL_TYPE = /^[a-z]+\/[a-z0-9.+-]+; charset=[a-z0-9-]+$/;
 
@@ -88,6 +96,19 @@ export function mountRoutes<D>(
         ip: ctx.ip,
         header: (name: RequestHeader) => ctx.get(name) || undefined,
         ctx,
+        credentialHolds: async () => {
+          if (!actor) return true;
+          ctx.state.rechecking = true;
+          try {
+            const again = await identify(ctx, options.credentials);
+            checkAccess(ctx, again, route.access);
+            return sameActor(again, actor);
+          } catch {
+            return false; // 401, 403, or the store could not say: the credential no longer holds
+          } finally {
+            ctx.state.rechecking = false;
+          }
+        },
       };
       // Reads need no unit; a write's ticket, deliveries and audit entry are stored together.
       const reply =

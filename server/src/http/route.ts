@@ -58,6 +58,12 @@ export interface RouteRequest<A extends Access, Q, B> {
   header(name: RequestHeader): string | undefined;
   /** Koa's context, for what no field above covers. */
   ctx: Context;
+  /**
+   * Whether the request's credential still holds, for the same actor, with the route's access: a
+   * long-lived answer (/events) asks again every few seconds, so a revoked key, a signed-out or
+   * deactivated agent or a changed password ends it. Records no use of the session.
+   */
+  credentialHolds(): Promise<boolean>;
 }
 
 type BodyOf<R extends Answers> = {

@@ -6,6 +6,8 @@ declare module 'koa' {
     requestId: string;
     /** Who is calling; set by the route's checks (http/mount.ts), absent on open routes. */
     actor?: RequestActor;
+    /** Set while a long-lived answer checks its credential again (RouteRequest.credentialHolds): no use to record. */
+    rechecking?: boolean;
   }
 }
 

@@ -23,6 +23,11 @@ export const selfOf = (actor: RequestActor) =>
 interface Listener {
   mode: KeyMode;
   self: string;
+  /** The credential that opened it (a session, a key) and the client's address: what the caps count. */
+  credential: string;
+  address: string;
+  /** Whether its credential still holds (asked every recheckMs); false ends the stream. */
+  holds(): Promise<boolean>;
   /** Writes a chunk; false: the client does not keep up, and the connection is ended. */
   write(chunk: string): boolean;
   end(): void;
@@ -33,6 +38,15 @@ type TicketMessage = Extract<LiveMessage, { kind: 'ticket' }>;
 
 export interface LiveOptions {
   heartbeatMs: number;
+  /** How often every stream's credential is checked again: a revoked one ends within this (and a check). */
+  recheckMs?: number;
+  /**
+   * Streams open at once per credential and per client address. A console tab holds one stream, and
+   * an agent has a few tabs (10 is plenty; a script needs one or two); an office behind one address
+   * may hold a team's tabs (100). Beyond: 429, so one key cannot hold thousands of sockets.
+   */
+  perCredential?: number;
+  perAddress?: number;
   /** Events kept per mode for Last-Event-ID. */
   ringSize?: number;
   /** After the last listener leaves, events are still kept this long, for a reconnect to resume. */
@@ -58,6 +72,8 @@ export class LiveEvents {
   private lastLeft = Number.NEGATIVE_INFINITY;
   private closed = false;
   private heartbeat: NodeJS.Timeout | undefined;
+  private recheckTimer: NodeJS.Timeout | undefined;
+  private rechecking = false;
   private readonly ringSize: number;
   private readonly graceMs: number;
   private readonly now: () => number;
@@ -154,6 +170,43 @@ export class LiveEvents {
       this.lastLeft = this.now();
       clearInterval(this.heartbeat);
       this.heartbeat = undefined;
+      clearInterval(this.recheckTimer);
+      this.recheckTimer = undefined;
+    }
+  }
+
+  /**
+   * Why a new stream of `credential` from `address` may not open (a cap is reached), else undefined.
+   * Counted on this instance: behind a balancer, each instance holds its own share.
+   */
+  full(credential: string, address: string): 'credential' | 'address' | undefined {
+    let byCredential = 0;
+    let byAddress = 0;
+    for (const l of this.listeners) {
+      if (l.credential === credential) byCredential++;
+      if (l.address === address) byAddress++;
+    }
+    if (byCredential >= (this.options.perCredential ?? 10)) return 'credential';
+    if (byAddress >= (this.options.perAddress ?? 100)) return 'address';
+    return undefined;
+  }
+
+  /**
+   * Asks every stream whether its credential still holds and ends those whose credential ended
+   * (signed out, deactivated, password changed, key revoked, on whichever instance). The client's
+   * reconnect then gets 401: the console signs out instead of retrying. One round at a time.
+   */
+  private async recheck() {
+    if (this.rechecking) return;
+    this.rechecking = true;
+    try {
+      const open = [...this.listeners];
+      const holds = await Promise.all(open.map((l) => l.holds().catch(() => false)));
+      open.forEach((l, i) => {
+        if (!holds[i]) this.drop(l);
+      });
+    } finally {
+      this.rechecking = false;
     }
   }
 
@@ -184,6 +237,7 @@ export class LiveEvents {
     this.heartbeat ??= setInterval(() => {
       for (const x of this.listeners) this.send(x, ': ping\n\n');
     }, this.options.heartbeatMs).unref();
+    this.recheckTimer ??= setInterval(() => void this.recheck(), this.options.recheckMs ?? 5000).unref();
     return () => this.drop(listener);
   }
 

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { z } from 'zod';
 import { id, optional } from '../http/coerce.js';
-import { notFound } from '../http/errors.js';
+import { ApiError, notFound } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import type { KeyMode } from '../model/index.js';
 import type { TicketStore } from '../store/ticket-store.js';
@@ -19,6 +19,9 @@ const route = routeFor<LiveDeps>();
 /** A client whose unsent events pass this is too slow: its stream ends, and it resumes by Last-Event-ID. */
 const MAX_BUFFERED = 1024 * 1024;
 
+/** A full cap frees when a stream closes, which the server cannot foresee: try again in a while. */
+const RETRY_AFTER_SECONDS = 30;
+
 const EventsQuery = z.object({
   last_event_id: optional(z.string().max(100)).describe(
     'where to resume, for clients that cannot send the Last-Event-ID header',
@@ -34,8 +37,12 @@ const events = route({
     'A text/event-stream: ticket.created, ticket.replied, ticket.note_added, ticket.changed and ' +
     'ticket.deleted with `{ ticket: <list row>, by: { kind, id?, name? } }` and an `id:`; `typing` with ' +
     '`{ ticket_id, agent: { id, name } }`; `reset` when the events after Last-Event-ID are no longer kept ' +
-    '(reload); a `: ping` comment keeps the connection open.',
+    '(reload); a `: ping` comment keeps the connection open. The stream ends within seconds of its ' +
+    'credential ending (a key revoked; the agent signed out, deactivated or given a new password): the ' +
+    'reconnect then gets 401. At most 10 streams per credential and 100 per client address are open at ' +
+    'once (TICKETING_EVENTS_PER_CREDENTIAL, TICKETING_EVENTS_PER_ADDRESS): beyond, 429 rate_limited with Retry-After.',
   query: EventsQuery,
+  errors: { 429: ['rate_limited'] },
   responses: {
     200: {
       description: 'The stream, until the client leaves',
@@ -43,7 +50,19 @@ const events = route({
       headers: ['Cache-Control'],
     },
   },
-  async handler({ actor, query, ctx }, deps) {
+  async handler({ actor, query, ctx, ip, credentialHolds }, deps) {
+    // A session counts apart from the same agent's other sessions; a key is one credential.
+    const credential = actor.kind === 'agent' ? `session:${actor.session}` : `key:${actor.key.id}`;
+    const full = deps.live.full(credential, ip);
+    if (full)
+      throw new ApiError(
+        429,
+        'rate_limited',
+        full === 'credential'
+          ? 'Too many event streams are open with this credential: close one first.'
+          : 'Too many event streams are open from this address: close one first.',
+        { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+      );
     const last = ctx.get('Last-Event-ID') || query.last_event_id;
     const stream = new PassThrough();
     // A long-lived answer: no socket timeout, and each event leaves at once.
@@ -53,6 +72,9 @@ const events = route({
     ctx.type = 'text/event-stream';
     ctx.body = stream;
     const disconnect = deps.live.connect(actor.mode, selfOf(actor), last || undefined, {
+      credential,
+      address: ip,
+      holds: credentialHolds,
       write: (chunk) => {
         if (stream.writableLength > MAX_BUFFERED) return false;
         stream.write(chunk);

@@ -129,7 +129,10 @@ export function sessionCookie(deps: SessionDeps): Credential {
     }
     if (agent.must_change_password && !BEFORE_PASSWORD_CHANGE.has(`${ctx.method} ${ctx.path}`))
       throw new ApiError(403, 'password_change_required', 'Choose a new password first (POST /v1/session/password).');
-    if (now - session.last_seen_at >= TOUCH_EVERY_MS) await deps.sessions.touch(session.hash, now);
+    // A stream checking its credential again (ctx.state.rechecking) is no use by the agent: an open
+    // console tab alone must not keep the session from its idle expiry.
+    if (now - session.last_seen_at >= TOUCH_EVERY_MS && !ctx.state.rechecking)
+      await deps.sessions.touch(session.hash, now);
     return {
       kind: 'agent',
       mode: 'live',
