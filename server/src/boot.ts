@@ -1,3 +1,4 @@
+import type { DNSResolver as DnsResolver } from 'mailauth';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -77,6 +78,8 @@ export interface BootOptions {
   terminal?: boolean;
   /** How the server reaches the outside world (Turnstile's siteverify); tests hand in a stand-in. */
   fetch?: typeof globalThis.fetch;
+  /** What mail sender checks ask DNS with; tests hand in a stand-in (there is no network here). */
+  dns?: DnsResolver;
 }
 
 export interface RunningServer {
@@ -133,7 +136,13 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     });
     // Known once the server listens (a port of 0 is chosen then); nothing reads it before.
     let publicUrl = config.publicUrl ?? '';
-    const deps = wireDeps(config, stores, { logger, clock, publicUrl: () => publicUrl, fetch: options.fetch ?? fetch });
+    const deps = wireDeps(config, stores, {
+      logger,
+      clock,
+      publicUrl: () => publicUrl,
+      fetch: options.fetch ?? fetch,
+      dns: options.dns,
+    });
     const mailer = startDeliveries(deps);
     const scheduler = new Scheduler(deps);
     const stopping = new AbortController();
@@ -212,7 +221,13 @@ function checkKeys(config: Config) {
 function wireDeps(
   config: Config,
   stores: Stores,
-  parts: { logger: Logger; clock: () => Date; publicUrl: () => string; fetch: typeof globalThis.fetch },
+  parts: {
+    logger: Logger;
+    clock: () => Date;
+    publicUrl: () => string;
+    fetch: typeof globalThis.fetch;
+    dns: DnsResolver | undefined;
+  },
 ): Deps {
   const { configStore, rateLimiter } = stores;
   return {
