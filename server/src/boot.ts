@@ -1,3 +1,4 @@
+import type { DNSResolver as DnsResolver } from 'mailauth';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -79,6 +80,8 @@ export interface BootOptions {
   terminal?: boolean;
   /** How the server reaches the outside world (Turnstile's siteverify); tests hand in a stand-in. */
   fetch?: typeof globalThis.fetch;
+  /** What mail sender checks ask DNS with; tests hand in a stand-in (there is no network here). */
+  dns?: DnsResolver;
 }
 
 export interface RunningServer {
@@ -135,7 +138,13 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     });
     // Known once the server listens (a port of 0 is chosen then); nothing reads it before.
     let publicUrl = config.publicUrl ?? '';
-    const deps = wireDeps(config, stores, { logger, clock, publicUrl: () => publicUrl, fetch: options.fetch ?? fetch });
+    const deps = wireDeps(config, stores, {
+      logger,
+      clock,
+      publicUrl: () => publicUrl,
+      fetch: options.fetch ?? fetch,
+      dns: options.dns,
+    });
     await forgetFirstAdminPassword(stores.configStore, dataDir, logger);
     const mailer = startDeliveries(deps);
     const scheduler = new Scheduler(deps);
@@ -215,7 +224,13 @@ function checkKeys(config: Config) {
 function wireDeps(
   config: Config,
   stores: Stores,
-  parts: { logger: Logger; clock: () => Date; publicUrl: () => string; fetch: typeof globalThis.fetch },
+  parts: {
+    logger: Logger;
+    clock: () => Date;
+    publicUrl: () => string;
+    fetch: typeof globalThis.fetch;
+    dns: DnsResolver | undefined;
+  },
 ): Deps {
   const { configStore, rateLimiter } = stores;
   return {

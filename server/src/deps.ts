@@ -1,3 +1,4 @@
+import type { DNSResolver as DnsResolver } from 'mailauth';
 import type { Logger } from 'pino';
 import type { AdminDeps } from './admin/routes.js';
 import type { Config } from './config/config.js';
@@ -33,6 +34,8 @@ export interface Deps
   rateLimiter: RateLimiter;
   /** How the server reaches the outside world (Turnstile's siteverify); tests hand in a stand-in. */
   fetch: typeof globalThis.fetch;
+  /** What DNS lookups of mail sender checks go through (inbound/verify-sender.ts); absent: the system's DNS. */
+  dns: DnsResolver | undefined;
   /** A request's writes (ticket, deliveries, audit entry) as one unit: every write route runs in one. */
   unit: UnitOfWork;
   /** Whether this instance runs the scheduler's timed work (one leader among instances). */

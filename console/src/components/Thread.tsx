@@ -51,9 +51,16 @@ export function Thread({ ticket }: { ticket: ConsoleTicket }) {
 function Message({ ticket, reply }: { ticket: ConsoleTicket; reply: ConsoleReply }) {
   const s = useStore();
   const t = s.t.value;
-  const kind = reply.internal ? 'note' : reply.from_customer ? 'customer' : 'support';
+  const kind = reply.internal ? 'note' : reply.unverified ? 'unverified' : reply.from_customer ? 'customer' : 'support';
   const who = reply.author ?? (reply.from_customer ? ticket.name : t.support);
-  const label = kind === 'note' ? t.internalNote : kind === 'customer' ? t.fromCustomer : t.support;
+  const label =
+    kind === 'note'
+      ? t.internalNote
+      : kind === 'unverified'
+        ? t.unverifiedLabel
+        : kind === 'customer'
+          ? t.fromCustomer
+          : t.support;
   return (
     <li class={`msg msg-${kind}`}>
       <div class="msg-head">
@@ -61,6 +68,12 @@ function Message({ ticket, reply }: { ticket: ConsoleTicket; reply: ConsoleReply
         <span class="kind">{label}</span>
         <time dateTime={reply.created_at}>{dateTime(reply.created_at, s.locale.value)}</time>
       </div>
+      {/* A mail that only claims to be the customer's (issue 28): the customer never sees it. */}
+      {kind === 'unverified' && (
+        <p class="msg-warning" role="note">
+          {fill(t.unverifiedSender, { email: ticket.email })}
+        </p>
+      )}
       <Markdown source={reply.message} />
       {reply.attachments.length > 0 && <Files ticketId={ticket.id} files={reply.attachments} />}
     </li>

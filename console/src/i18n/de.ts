@@ -149,6 +149,9 @@ export const de: Strings = {
   thread: 'Verlauf',
   internalNote: 'Interne Notiz',
   fromCustomer: 'Kunde',
+  unverifiedLabel: 'Absender nicht bestätigt',
+  unverifiedSender:
+    'Absender nicht bestätigt: Diese Mail gibt vor, von {email} zu kommen, ließ sich aber nicht prüfen. Der Kunde sieht sie nicht, und sie hat das Ticket nicht wieder geöffnet.',
   support: 'Support',
   attachments: 'Anhänge',
   download: '{name} herunterladen',

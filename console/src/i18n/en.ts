@@ -154,6 +154,9 @@ export const en = {
   thread: 'Conversation',
   internalNote: 'Internal note',
   fromCustomer: 'Customer',
+  unverifiedLabel: 'Unverified sender',
+  unverifiedSender:
+    'Unverified sender: this mail claims to be from {email} but could not be verified. The customer does not see it, and it did not reopen the ticket.',
   support: 'Support',
   attachments: 'Attachments',
   download: 'Download {name}',

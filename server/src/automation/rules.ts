@@ -98,6 +98,9 @@ const RULE_EVENT_SET = new Set<string>(RULE_EVENTS);
 export function rulesListener(deps: AutomationDeps) {
   return async (e: TicketEvent) => {
     if (!RULE_EVENT_SET.has(e.type)) return;
+    // A mail that only claims to be the customer's (issue 28) must not act as their reply: no rule
+    // reopens, mails or moves the ticket on its word.
+    if (e.reply?.unverified) return;
     return runRules(
       deps.configStore.get().rules,
       { type: e.type, ticket: e.ticket, reply: e.reply, byCustomer: e.actor.kind === 'customer' },

@@ -67,6 +67,29 @@ describe('POST /upload', () => {
     expect(bad.body.error.param).toBe('reply_id');
   });
 
+  it('lets a public key attach only to the customer’s own messages, never to support’s (issue 28)', async () => {
+    const t = await createTicket(s);
+    const support = await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'Send the refund to us' } });
+    const supportReplyId = support.body.replies[0].id;
+    const forged = await upload(t.id, 'iban.txt', 'IBAN DE00 0000 0000\n', { reply_id: supportReplyId });
+    expect(forged.status).toBe(403);
+    expect(forged.body.error.code).toBe('secret_key_required');
+    const staff = await s.call('GET', `/ticket?id=${t.id}`);
+    expect(staff.body.replies[0].attachments).toEqual([]);
+    // The customer's own reply takes files; support's key may still attach to support's reply.
+    const own = await s.call('POST', '/reply', {
+      key: s.keys.pk,
+      json: { ticket_id: t.id, email: t.email, message: 'here is the receipt' },
+    });
+    const ownId = own.body.replies.at(-1).id;
+    expect((await upload(t.id, 'receipt.txt', 'paid\n', { reply_id: ownId })).status).toBe(201);
+    expect((await upload(t.id, 'terms.txt', 'terms\n', { reply_id: supportReplyId }, s.keys.sk)).status).toBe(201);
+    const after = await s.call('GET', `/ticket?id=${t.id}`);
+    expect(
+      after.body.replies.map((r: { attachments: { name: string }[] }) => r.attachments.map((a) => a.name)),
+    ).toEqual([['terms.txt'], ['receipt.txt']]);
+  });
+
   it('refuses a missing file, a wrong email and an unknown ticket', async () => {
     const t = await createTicket(s);
     const form = new FormData();

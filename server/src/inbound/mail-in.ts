@@ -18,6 +18,7 @@ import { derive } from '../tickets/sla.js';
 import { firstOpenStatus, isClosedStatus, setStatus } from '../tickets/statuses.js';
 import { bounceOf, loopReason, senderOf, type Bounce } from './classify.js';
 import { replyText } from './reply-text.js';
+import { senderVerified, type DnsResolver, type SmtpSession } from './verify-sender.js';
 
 // Loaded with the first mail, not at every start of the server: mailparser, html-to-text and their
 // character sets cost some 0.3 s, and most servers take no mail in.
@@ -37,12 +38,13 @@ export interface InboundDeps {
   config: Pick<Config, 'rateLimit'>;
   clock: () => Date;
   logger: Logger;
+  dns: DnsResolver | undefined;
 }
 
 /** What became of one mail. */
 export type Outcome =
   | { kind: 'created'; ticket: string }
-  | { kind: 'replied'; ticket: string; reply: string }
+  | { kind: 'replied'; ticket: string; reply: string; unverified?: true }
   /** Delivered before (the same Message-ID): nothing new. */
   | { kind: 'duplicate'; ticket: string }
   /** A delivery failure report: the tickets whose customer address now counts as bouncing. */
@@ -100,8 +102,11 @@ const EXTENSIONS: Record<string, string> = {
 export class MailIn {
   constructor(private readonly deps: InboundDeps) {}
 
-  /** `recipients`: the envelope's RCPT TO, when known (SMTP); the To/Cc headers count as well. */
-  async process(raw: Buffer, recipients: string[] = []): Promise<Outcome> {
+  /**
+   * `recipients`: the envelope's RCPT TO, when known (SMTP); the To/Cc headers count as well.
+   * `session`: who handed us the mail over SMTP (none over IMAP), for the sender's SPF check.
+   */
+  async process(raw: Buffer, recipients: string[] = [], session?: SmtpSession): Promise<Outcome> {
     const { deps } = this;
     const config = deps.configStore.get();
     const support = config.mail.from_address;
@@ -130,7 +135,9 @@ export class MailIn {
     }
 
     const secret = await tokenSecret(deps.configStore);
-    const target = await this.ticketFor(mail, recipients, sender, support, secret);
+    const found = await this.ticketFor(mail, recipients, sender, support, secret, raw, session);
+    const target = found?.ticket;
+    const unverified = found?.unverified === true;
     if (!target && deps.config.rateLimit.enabled) {
       const wait = await deps.rateLimiter.hit(
         `mail-create|${sender}`,
@@ -167,15 +174,22 @@ export class MailIn {
               author: current.name,
               created_at: at,
               attachments: files.attachments,
+              ...(unverified ? { unverified: true as const } : {}),
             };
-            let next: StoredTicket = { ...current, replies: [...current.replies, reply], updated_at: at };
-            // A customer writing on a closed ticket reopens it, as on /reply.
-            if (isClosedStatus(config.statuses, current.status))
+            // An unverified mail, like a note, leaves what the customer sees alone (updated_at too).
+            let next: StoredTicket = {
+              ...current,
+              replies: [...current.replies, reply],
+              updated_at: unverified ? current.updated_at : at,
+            };
+            // A customer writing on a closed ticket reopens it, as on /reply; a mail that only claims
+            // to be theirs does not (issue 28).
+            if (!unverified && isClosedStatus(config.statuses, current.status))
               next = setStatus(next, firstOpenStatus(config.statuses), config.statuses, at);
             return { ticket: derive(next, config), files: files.blobs, idempotency: record };
           });
           if (!updated || !reply) throw new UnusableMail(`ticket ${target.id} is gone`);
-          outcome = { kind: 'replied', ticket: updated.id, reply: reply.id };
+          outcome = { kind: 'replied', ticket: updated.id, reply: reply.id, ...(unverified ? { unverified } : {}) };
           return deps.events.emit({
             type: 'ticket.replied',
             mode: 'live',
@@ -273,9 +287,19 @@ export class MailIn {
   /**
    * The ticket this mail answers, if its sender is that ticket's customer: by the reply address's
    * token, else by our Message-IDs in In-Reply-To/References. Anyone else's mail opens a new ticket:
-   * knowing a ticket's address or ids is no way into it.
+   * knowing a ticket's address or ids is no way into it. Message-IDs are no secret, and a From header
+   * is anyone's to write: a mail found by them alone speaks as the customer only when its sender's
+   * domain vouches for it (DKIM, or SPF with our SMTP session); otherwise it is `unverified` (issue 28).
    */
-  private async ticketFor(mail: ParsedMail, recipients: string[], sender: string, support: string, secret: string) {
+  private async ticketFor(
+    mail: ParsedMail,
+    recipients: string[],
+    sender: string,
+    support: string,
+    secret: string,
+    raw: Buffer,
+    session: SmtpSession | undefined,
+  ): Promise<{ ticket: StoredTicket; unverified: boolean } | undefined> {
     const store = this.deps.tickets.live;
     const rcpts = [...recipients, ...addresses(mail.to), ...addresses(mail.cc)];
     const byToken = rcpts.map((r) => ticketOfReplyAddress(r, support, secret)).filter((t) => t !== undefined);
@@ -283,7 +307,11 @@ export class MailIn {
     if (mail.inReplyTo) refs.push(mail.inReplyTo);
     for (const id of [...new Set([...byToken, ...ticketsOfMessageIds(refs, support)])]) {
       const t = await store.get(id);
-      if (t && sameEmail(t.email, sender)) return t;
+      if (t && sameEmail(t.email, sender)) {
+        // The reply address's token is signed by us: only mail we sent to the customer carries it.
+        const verified = byToken.includes(id) || (await senderVerified(raw, sender, session, this.deps.dns));
+        return { ticket: t, unverified: !verified };
+      }
       if (t)
         this.deps.logger.warn(
           { ticket: id },

@@ -62,6 +62,12 @@ export async function startSmtpReceiver(
           .accept(
             raw,
             session.envelope.rcptTo.map((r) => r.address),
+            // Who connected, for the sender's SPF check (inbound/verify-sender.ts).
+            {
+              clientIp: session.remoteAddress,
+              helo: session.hostNameAppearsAs || null,
+              mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null,
+            },
           )
           .then(
             () => done(),

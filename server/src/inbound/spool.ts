@@ -4,6 +4,20 @@ import type { Logger } from 'pino';
 import { randomToken } from '../model/index.js';
 import { makeDir, removeStaleTemps, syncDir, unlinkDurable, writeFileDurable } from '../store/durable-write.js';
 import { UnusableMail, type MailIn, type Outcome } from './mail-in.js';
+import type { SmtpSession } from './verify-sender.js';
+
+/**
+ * The `.rcpt` file beside a spooled mail: the envelope's recipients and, for mail our receiver took,
+ * the SMTP session (SPF needs it). A spool written before the session was kept holds a bare array.
+ */
+interface SpooledEnvelope {
+  rcpt: string[];
+  session?: SmtpSession;
+}
+const readEnvelope = (text: string): SpooledEnvelope => {
+  const parsed = JSON.parse(text) as string[] | SpooledEnvelope;
+  return Array.isArray(parsed) ? { rcpt: parsed } : parsed;
+};
 
 /** Where mail waits under the data directory: received, kept for review, or unusable. */
 export const SPOOL_DIRS = { spool: 'mail-in/spool', refused: 'mail-in/refused', failed: 'mail-in/failed' } as const;
@@ -47,11 +61,15 @@ export class MailSpool {
     void this.drain(); // what a crash or stop left behind
   }
 
-  /** Stores one received mail durably; resolves once it is on disk. The envelope's recipients go beside it. */
-  async accept(raw: Buffer, recipients: string[]): Promise<string> {
+  /**
+   * Stores one received mail durably; resolves once it is on disk. The envelope's recipients and the
+   * SMTP session (none for mail read over IMAP) go beside it.
+   */
+  async accept(raw: Buffer, recipients: string[], session?: SmtpSession): Promise<string> {
     const name = `${Date.now().toString().padStart(14, '0')}-${randomToken(12)}`;
-    // The recipients first: a mail file is only ever processed with them known, or without (headers).
-    await writeFileDurable(join(this.dir('spool'), `${name}.rcpt`), JSON.stringify(recipients));
+    // The envelope first: a mail file is only ever processed with it known, or without (headers).
+    const envelope: SpooledEnvelope = { rcpt: recipients, ...(session ? { session } : {}) };
+    await writeFileDurable(join(this.dir('spool'), `${name}.rcpt`), JSON.stringify(envelope));
     await writeFileDurable(join(this.dir('spool'), `${name}.eml`), raw);
     void this.drain();
     return name;
@@ -83,11 +101,11 @@ export class MailSpool {
     } catch {
       return; // processed by a drain before this one
     }
-    const recipients = await readFile(rcpt, 'utf8')
-      .then((t) => JSON.parse(t) as string[])
-      .catch(() => []);
+    const envelope = await readFile(rcpt, 'utf8')
+      .then(readEnvelope)
+      .catch((): SpooledEnvelope => ({ rcpt: [] }));
     try {
-      const outcome = await this.mailIn.process(raw, recipients);
+      const outcome = await this.mailIn.process(raw, envelope.rcpt, envelope.session);
       this.outcomes.push({ file: name, outcome });
       if (outcome.kind === 'refused') {
         this.logger.warn({ file: name, reason: outcome.reason }, 'mail in: refused, kept for review');

@@ -130,8 +130,13 @@ export function newTicketAgentMail(t: Ticket, to: string[], publicUrl: string): 
 export function customerReplyAgentMail(t: Ticket, r: Reply, to: string[], publicUrl: string): MailMessage {
   return message(
     to,
-    `Customer reply: ${t.subject}`,
-    [`${t.name} <${t.email}> replied:`, r.message],
+    `${r.unverified ? 'Unverified sender' : 'Customer reply'}: ${t.subject}`,
+    [
+      r.unverified
+        ? `A mail claims to be from ${t.name} <${t.email}> but could not be verified (the customer does not see it):`
+        : `${t.name} <${t.email}> replied:`,
+      r.message,
+    ],
     agentTicketLink(t, publicUrl),
     TO_AGENTS,
   );

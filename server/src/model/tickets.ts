@@ -40,6 +40,13 @@ export const ReplySchema = z
       .literal(true)
       .optional()
       .describe('an internal note (staff only): present only on notes, which a public key never sees'),
+    unverified: z
+      .literal(true)
+      .optional()
+      .describe(
+        'a mail that claims to be from the customer but could not be verified (staff only): it reopened nothing ' +
+          'and the customer never sees it',
+      ),
   })
   .meta({ id: 'Reply' });
 export type Reply = z.infer<typeof ReplySchema>;

@@ -1,4 +1,5 @@
 import nodemailer, { type SendMailOptions } from 'nodemailer';
+import type { DNSResolver as DnsResolver } from 'mailauth';
 import type { Outcome } from '../inbound/mail-in.js';
 import { startSmtp, type TestSmtp } from './smtp.js';
 import { startServer, type TestServer } from './server.js';
@@ -7,12 +8,13 @@ export const SUPPORT = 'help@shop.example';
 
 /** A server with the receiver on a free port, mail configured to go out to a test SMTP server. */
 export async function startMailServer(
-  options: { env?: Record<string, string>; dataDir?: string; smtp?: TestSmtp } = {},
+  options: { env?: Record<string, string>; dataDir?: string; smtp?: TestSmtp; dns?: DnsResolver } = {},
 ): Promise<{ s: TestServer; smtp: TestSmtp; port: number; close(): Promise<void> }> {
   const smtp = options.smtp ?? (await startSmtp());
   const s = await startServer({
     env: { TICKETING_INBOUND_SMTP_PORT: '0', ...options.env },
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.dns ? { dns: options.dns } : {}),
   });
   const res = await s.call('POST', '/admin?r=mail', {
     json: {

@@ -1,3 +1,4 @@
+import type { DNSResolver as DnsResolver } from 'mailauth';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +91,8 @@ export async function startServer(
     clock?: () => Date;
     /** What the server fetches the outside world with (Turnstile); a stand-in in tests that need one. */
     fetch?: typeof globalThis.fetch;
+    /** What mail sender checks ask DNS with (a stand-in: there is no network here). */
+    dns?: DnsResolver;
     /** Another test server's database: this one is a second instance on it (PostgreSQL only). */
     databaseUrl?: string;
     /** On JSON files in the data directory, whichever store the test run is on (the move's source). */
@@ -126,6 +129,7 @@ export async function startServer(
     print: (line) => logs.push(line),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.dns ? { dns: options.dns } : {}),
     ...(options.demo ? { extension: demoMode } : {}),
   });
   const base = `${running.url}/v1`;

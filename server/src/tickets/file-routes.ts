@@ -7,8 +7,8 @@ import { routeFor } from '../http/route.js';
 import { AttachmentSchema, type Attachment } from '../model/index.js';
 import { newId } from '../model/index.js';
 import type { TicketDeps } from './deps.js';
-import { findTicket, ownerCheck } from './lookup.js';
-import { isNote } from './views.js';
+import { findTicket, ownerCheck, secretKeyRequired } from './lookup.js';
+import { isNote, shownToCustomer } from './views.js';
 import { ownerEmail } from './schema.js';
 
 const route = routeFor<Pick<TicketDeps, 'configStore' | 'tickets' | 'files' | 'events' | 'clock' | 'quotas'>>();
@@ -48,6 +48,7 @@ const upload = route({
   requestHeaders: ['X-Ticketing-Identity'],
   responses: { 201: { description: 'The stored attachment', schema: AttachmentSchema } },
   errors: {
+    403: ['secret_key_required'],
     404: ['ticket_not_found'],
     413: ['file_too_large', 'ticket_quota_exceeded'],
     415: ['unsupported_file_type'],
@@ -75,8 +76,10 @@ const upload = route({
       };
       if (input.reply_id !== undefined) {
         // A customer cannot know a note, so to them its id is no reply of the ticket either.
-        const reply = ticket.replies.find((r) => r.id === input.reply_id && !(customer && isNote(r)));
+        const reply = ticket.replies.find((r) => r.id === input.reply_id && (!customer || shownToCustomer(r)));
         if (!reply) throw validationError('reply_id', 'is not a reply of this ticket');
+        // A customer adds files to their own words only, never to support's (issue 28).
+        if (customer && !reply.from_customer) throw secretKeyRequired('Attaching a file to a reply of support');
         reply.attachments.push(attachment);
       } else {
         ticket.attachments.push(attachment);
@@ -111,7 +114,7 @@ const download = route({
     const store = deps.tickets[actor.mode];
     const ticket = await findTicket(store, actor, query.ticket_id, query.email);
     // A note's files are support's: to a customer they do not exist.
-    const replies = actor.kind === 'customer' ? ticket.replies.filter((r) => !isNote(r)) : ticket.replies;
+    const replies = actor.kind === 'customer' ? ticket.replies.filter(shownToCustomer) : ticket.replies;
     const all = [...ticket.attachments, ...replies.flatMap((r) => r.attachments)];
     const meta = all.find((a) => a.id === query.file_id);
     const data = meta && (await deps.files[actor.mode].read(ticket.id, meta.id));

@@ -31,9 +31,11 @@ export const isNote = (r: Reply) => r.internal === true;
 
 /**
  * Whether the customer sees this message: every customer-facing read (public view, files, the unread
- * count of /updates and /my-tickets) asks this one question (issue 28).
+ * count of /updates and /my-tickets, the waiting poll) asks this one question. Not an internal note,
+ * and not a mail that only claims to be the customer's (issue 28): shown to them as their own words,
+ * a forger's text ("send the refund to …") would look like something they said.
  */
-export const shownToCustomer = (r: Reply) => !isNote(r);
+export const shownToCustomer = (r: Reply) => !isNote(r) && r.unverified !== true;
 
 /** A message support wrote to the customer (what they count as unread): no note. */
 export const isSupportReply = (r: Reply) => !r.from_customer && shownToCustomer(r);
