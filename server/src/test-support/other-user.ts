@@ -1,9 +1,30 @@
 import { copyFileSync, existsSync, statSync } from 'node:fs';
+import { copyFile, link, mkdir, readdir, readlink, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A copy of the checkout that other users may read, when the checkout itself is private. */
+    checkoutForOthers?: string;
+  }
+}
 
 /** The user tests run other processes as when they run as root: nobody. */
 export const NOBODY = { uid: 65534, gid: 65534 };
+
+/** The checkout's root folder (the workspace: server/, widget/, node_modules/ …). */
+export const CHECKOUT = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** Whether every user may reach `path`: it and each folder above it let others through. */
+export function reachableByOthers(path: string): boolean {
+  for (let p = path; ; p = dirname(p)) {
+    if ((statSync(p).mode & 0o001) === 0) return false;
+    if (p === dirname(p)) return true;
+  }
+}
 
 /**
  * A path to this very Node that another user may run. Node from `npx node@24` lives under root's
@@ -11,11 +32,39 @@ export const NOBODY = { uid: 65534, gid: 65534 };
  */
 export function nodeForOthers(): string {
   const path = process.execPath;
-  let reachable = (statSync(path).mode & 0o001) !== 0;
-  for (let dir = dirname(path); reachable && dir !== dirname(dir); dir = dirname(dir))
-    reachable = (statSync(dir).mode & 0o001) !== 0;
-  if (reachable) return path;
+  if (reachableByOthers(path)) return path;
   const copy = join(tmpdir(), `ticketing-node-${process.version}`);
   if (!existsSync(copy)) copyFileSync(path, copy);
   return copy;
+}
+
+/**
+ * Where another user finds `path` (a file of this checkout): in the checkout itself, or, when the
+ * checkout sits in a private folder, in the copy everyone may read that other-user-setup.ts made.
+ */
+export function checkoutPathForOthers(path: string): string {
+  const copy = inject('checkoutForOthers');
+  return copy ? join(copy, relative(CHECKOUT, path)) : path;
+}
+
+/**
+ * Copies the tree `from` to `to` (which must not exist) in moments: hard links where the file system
+ * allows (the same files, no space), copies elsewhere, symbolic links as they are (pnpm's are relative,
+ * so they point into the copy). Entries named in `skip` are left out at every depth (.git; .vite, a
+ * cache written in place, which would write through a hard link into the original).
+ */
+export async function linkedCopy(from: string, to: string, skip: readonly string[] = []) {
+  await mkdir(to, { mode: 0o755 });
+  const entries = await readdir(from, { withFileTypes: true });
+  await Promise.all(
+    entries
+      .filter((e) => !skip.includes(e.name))
+      .map(async (e) => {
+        const source = join(from, e.name);
+        const target = join(to, e.name);
+        if (e.isDirectory()) await linkedCopy(source, target, skip);
+        else if (e.isSymbolicLink()) await symlink(await readlink(source), target);
+        else await link(source, target).catch(() => copyFile(source, target));
+      }),
+  );
 }
