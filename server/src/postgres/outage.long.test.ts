@@ -12,7 +12,7 @@ import { openSse } from '../test-support/sse.js';
 
 // Two instances on a PostgreSQL of this file's own (the run's shared one is not disturbed): their
 // connections are ended by an admin, then PostgreSQL stops for five seconds and starts again, all
-// under load. This file runs in the `postgres` test project only (vitest.config.ts).
+// under load. A long run (about 40 s here: `pnpm test:long`, .ci/run); it needs no shared database.
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
