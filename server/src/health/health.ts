@@ -5,7 +5,7 @@ import { unlinkDurable, writeFileDurable } from '../store/durable-write.js';
 import { LAYOUT } from '../store/layout.js';
 
 export interface HealthOptions {
-  /** A store check is reused this long: load balancers probe every few seconds, each probe is two fsyncs. */
+  /** The data directory's check is reused this long: load balancers probe every few seconds, each probe is two fsyncs. */
   storeCacheMs?: number;
   /** A job due longer ago than this, and still not sent or rescheduled, means the outbox is stuck. */
   outboxStuckMs?: number;
@@ -17,6 +17,18 @@ interface Check {
   ok: boolean;
   error?: string;
   [detail: string]: unknown;
+}
+
+/** A check that has not answered in this long fails: a probe must hear "not ready" while it still listens. */
+const CHECK_MS = 1000;
+
+/** `work`, or a rejection once `ms` have passed without its answer. */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error('no answer in time')), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** The probes' paths, outside /v1. */
@@ -35,18 +47,20 @@ export function health(deps: Deps, options: HealthOptions = {}): (ctx: Context) 
   let store: { at: number; result: Promise<Check> } | undefined;
   let wasReady = true;
 
-  const storeCheck = (): Promise<Check> => {
+  const storeCheck = async (): Promise<Check> => {
+    // A database's probe is one cheap statement, and the Database answers at once while it knows the
+    // database is gone: asked each time, so /ready turns 503 as soon as that is known.
+    if (deps.storeProbe) {
+      try {
+        await within(deps.storeProbe(), CHECK_MS);
+        return { ok: true };
+      } catch {
+        return { ok: false, error: 'database_unreachable' };
+      }
+    }
     const now = deps.clock().getTime();
     if (!store || now - store.at >= storeCacheMs) {
       const result = (async (): Promise<Check> => {
-        if (deps.storeProbe) {
-          try {
-            await deps.storeProbe();
-            return { ok: true };
-          } catch {
-            return { ok: false, error: 'database_unreachable' };
-          }
-        }
         try {
           await writeFileDurable(probePath, new Date(now).toISOString());
           await unlinkDurable(probePath);
@@ -64,7 +78,7 @@ export function health(deps: Deps, options: HealthOptions = {}): (ctx: Context) 
     const now = deps.clock().getTime();
     let pending;
     try {
-      pending = await deps.outbox.pending();
+      pending = await within(deps.outbox.pending(), CHECK_MS);
     } catch {
       return { ok: false, error: 'unreadable' };
     }
@@ -86,7 +100,8 @@ export function health(deps: Deps, options: HealthOptions = {}): (ctx: Context) 
       ctx.body = { status: 'ok', version: deps.version };
       return;
     }
-    const checks: Record<string, Check> = { store: await storeCheck(), outbox: await outboxCheck() };
+    const [storeResult, outboxResult] = await Promise.all([storeCheck(), outboxCheck()]);
+    const checks: Record<string, Check> = { store: storeResult, outbox: outboxResult };
     if (options.stopping?.aborted) checks.shutdown = { ok: false, error: 'stopping' };
     const failing = Object.keys(checks).filter((name) => !checks[name]!.ok);
     const ready = failing.length === 0;

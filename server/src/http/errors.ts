@@ -4,6 +4,7 @@ import { ZodError } from 'zod';
 import { localizeError } from '../i18n/error-messages.js';
 import { negotiate } from '../i18n/locales.js';
 import { MODULE_FEATURES, type ModuleName, type RequestActor } from '../model/index.js';
+import { unavailableStore } from '../store/unavailable.js';
 
 export interface ErrorDetail {
   param: string;
@@ -51,17 +52,20 @@ export function fromZod(err: ZodError, at?: string): ApiError {
   });
 }
 
-// Errors the file system gives when the data directory cannot take a write: the request is fine,
-// the server is not, and a retry later can succeed.
-const UNWRITABLE = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EIO', 'EMFILE', 'ENFILE']);
-
 function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (err instanceof ZodError) return fromZod(err);
-  const e = err as { code?: string; type?: string; status?: number; expose?: boolean } | null;
-  if (e?.code && UNWRITABLE.has(e.code)) {
+  const e = err as { type?: string } | null;
+  // The request is fine, the server's storage is not: a retry later can succeed.
+  const store = unavailableStore(err);
+  if (store === 'disk') {
     return new ApiError(503, 'unavailable', 'The server cannot store data right now. Try again shortly.', {
       headers: { 'Retry-After': '30' },
+    });
+  }
+  if (store === 'database') {
+    return new ApiError(503, 'unavailable', 'The database cannot be reached right now. Try again shortly.', {
+      headers: { 'Retry-After': '5' },
     });
   }
   // raw-body's errors carry a type.
@@ -94,7 +98,8 @@ export function renderError(ctx: Context, err: unknown, logger: Logger): void {
   if (!api) {
     logger.error({ reqId: ctx.state.requestId, err }, 'unexpected error');
     api = new ApiError(500, 'internal_error', 'Something went wrong on our side.');
-  } else if (api.status >= 500) {
+  } else if (api.status >= 500 && unavailableStore(err) !== 'database') {
+    // (A lost database is logged once by the Database when it goes and once when it is back.)
     logger.error({ reqId: ctx.state.requestId, code: api.code, err }, api.message);
   }
   ctx.status = api.status;

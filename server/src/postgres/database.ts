@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config/config.js';
 import { StartupError } from '../store/startup-error.js';
+import { unavailableStore } from '../store/unavailable.js';
 import { currentUnit, insideUnit, type Unit, type UnitOfWork } from '../store/unit-of-work.js';
 
 export type Sql = postgres.Sql;
@@ -18,21 +20,21 @@ export function redactedUrl(url: string): string {
   }
 }
 
-// Failures worth waiting out while a database comes up (a container starting beside this one).
-const TRANSIENT = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'CONNECT_TIMEOUT',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  '57P03', // the database system is starting up
-  '53300', // too many connections
-]);
+// Failures worth waiting out while a database comes up (a container starting beside this one):
+// every "cannot be reached" of store/unavailable.ts.
+const transient = (err: unknown) => unavailableStore(err) === 'database';
+
+/** How long a statement may wait for a connection, and /ready for the database's answer. */
+const CONNECT_TIMEOUT_S = 2;
+/**
+ * Seconds a connection waits before connecting again after a failure. The driver's own backoff grows
+ * with the failures of the whole pool up to 20 s, and the statements queued meanwhile wait all of it
+ * (requests hung for 25 s): here a short, fixed pause; the gate below keeps a gone database from
+ * being asked by every request.
+ */
+const BACKOFF = () => 0.2 + Math.random() * 0.3;
+/** While the database may be gone, how often one probe asks whether it is back. */
+const PROBE_EVERY_MS = 500;
 
 const REASONS: Record<string, string> = {
   ECONNREFUSED: 'nothing listens at that address (connection refused)',
@@ -69,11 +71,32 @@ function tlsOption(config: DatabaseConfig): postgres.Options<Record<string, neve
  * Stores ask `q()` for where to run a statement: the current unit's transaction, or the pool.
  */
 export class Database {
+  /** Since when the database is known to be gone (a probe failed), until a probe succeeds again. */
+  private goneSince: number | undefined;
+  private watching: Promise<void> | undefined;
+  private closing = false;
+
+  /**
+   * The pool, for statements outside a unit. A statement asked of it while the database is known to
+   * be gone fails at once (503 `unavailable`) instead of queueing behind connections that cannot come.
+   */
+  readonly sql: Sql;
+
   private constructor(
-    readonly sql: Sql,
+    private readonly pool: Sql,
     readonly url: string,
     private readonly config: DatabaseConfig,
-  ) {}
+    private readonly logger: Logger | undefined,
+  ) {
+    this.sql = new Proxy(pool, {
+      apply: (target, self, args: unknown[]) => {
+        // Only a tagged template is a statement; sql(name), sql(rows) are helpers inside one.
+        const statement = Array.isArray(args[0]) && 'raw' in args[0];
+        if (statement && this.goneSince !== undefined) return Promise.reject(gone());
+        return Reflect.apply(target, self, args) as unknown;
+      },
+    });
+  }
 
   /**
    * Connects, waiting up to `waitSeconds` for a database that is not up yet (each failure after the
@@ -82,7 +105,7 @@ export class Database {
    */
   static async connect(
     config: DatabaseConfig,
-    options: { waiting?: (line: string) => void; applicationName?: string } = {},
+    options: { waiting?: (line: string) => void; applicationName?: string; logger?: Logger } = {},
   ): Promise<Database> {
     const where = redactedUrl(config.url);
     let sql: Sql;
@@ -90,7 +113,8 @@ export class Database {
       sql = postgres(config.url, {
         max: config.pool,
         ssl: tlsOption(config),
-        connect_timeout: 10,
+        connect_timeout: CONNECT_TIMEOUT_S,
+        backoff: BACKOFF,
         idle_timeout: 60,
         onnotice: () => {},
         connection: {
@@ -110,14 +134,13 @@ export class Database {
     for (let attempt = 1; ; attempt++) {
       try {
         await sql`select 1`;
-        return new Database(sql, config.url, config);
+        return new Database(sql, config.url, config, options.logger);
       } catch (err) {
-        const code = (err as { code?: string }).code ?? '';
-        if (!TRANSIENT.has(code) || Date.now() >= deadline) {
+        if (!transient(err) || Date.now() >= deadline) {
           await sql.end({ timeout: 0 }).catch(() => {});
           throw new StartupError(
             `Could not start: the database at ${where} cannot be used: ${connectionFailure(err)}.`,
-            TRANSIENT.has(code)
+            transient(err)
               ? `Waited ${config.waitSeconds} s (TICKETING_DATABASE_WAIT_SECONDS). Check that PostgreSQL runs and that TICKETING_DATABASE_URL names it.`
               : 'Check TICKETING_DATABASE_URL (user, password, host, port, database).',
           );
@@ -136,27 +159,75 @@ export class Database {
     return postgres(this.url, {
       max: 1,
       ssl: tlsOption(this.config),
-      connect_timeout: 10,
+      connect_timeout: CONNECT_TIMEOUT_S,
+      backoff: BACKOFF,
       onnotice: () => {},
       connection: { application_name: applicationName },
     });
   }
 
-  /** Where to run a statement: the current unit's transaction (begun now if not yet), or the pool. */
+  /**
+   * Where to run a statement: the current unit's transaction (begun now if not yet), or the pool.
+   * While the database is known to be gone it throws at once (503 `unavailable`): no request waits
+   * for a connection that cannot come.
+   */
   q(): Promise<Sql> {
+    if (this.goneSince !== undefined) return Promise.reject(gone());
     const unit = currentUnit();
     if (!unit) return Promise.resolve(this.sql);
     unit.tx ??= (async () => {
-      const conn = await this.sql.reserve();
+      const conn = await this.pool.reserve();
       try {
         await conn`begin`;
       } catch (err) {
         conn.release();
+        this.failed(err);
         throw err;
       }
       return conn;
     })();
     return unit.tx as Promise<postgres.ReservedSql>;
+  }
+
+  /** For /ready: throws at once while the database is gone, else when it does not answer within the connect timeout. */
+  async probe() {
+    if (this.goneSince !== undefined) throw gone();
+    try {
+      await this.pool`SELECT 1`;
+    } catch (err) {
+      this.failed(err);
+      throw err;
+    }
+  }
+
+  /**
+   * A statement failed: when the database may be gone, one probe at a time asks it until it answers.
+   * The first probe that fails marks it gone (logged once); the first that answers after that marks
+   * it back (logged once). A single connection ended by an admin or a pooler is not an outage: the
+   * first probe answers on a new connection and nothing is logged.
+   */
+  private failed(err: unknown) {
+    if (this.closing || this.watching || !transient(err)) return;
+    this.watching = (async () => {
+      for (let failures = 0; ;) {
+        try {
+          await this.pool`SELECT 1`;
+          break;
+        } catch (probeErr) {
+          if (this.closing) return;
+          // The first probe may have met a connection ended with the one that failed: two in a row.
+          if (++failures >= 2 && this.goneSince === undefined) {
+            this.goneSince = Date.now();
+            this.logger?.error({ reason: connectionFailure(probeErr) }, 'database unreachable');
+          }
+          await sleep(PROBE_EVERY_MS);
+        }
+      }
+      if (this.goneSince !== undefined) {
+        this.logger?.info({ down_ms: Date.now() - this.goneSince }, 'database reachable again');
+        this.goneSince = undefined;
+      }
+    })().finally(() => (this.watching = undefined));
   }
 
   /**
@@ -172,6 +243,7 @@ export class Database {
       result = await insideUnit(unit, work);
       await this.end(unit, true);
     } catch (err) {
+      this.failed(err);
       await this.end(unit, false).catch(() => {});
       for (const fn of unit.rolledBack) fn();
       throw err;
@@ -200,11 +272,17 @@ export class Database {
 
   /** Calls `fn` with each notification on `channel`; LISTEN is renewed by the driver after a reconnect. */
   async listen(channel: string, fn: (payload: string) => void, onListen?: () => void) {
-    const { unlisten } = await this.sql.listen(channel, fn, onListen);
+    const { unlisten } = await this.pool.listen(channel, fn, onListen);
     return unlisten;
   }
 
   close() {
-    return this.sql.end({ timeout: 5 });
+    this.closing = true;
+    return this.pool.end({ timeout: 5 });
   }
+}
+
+/** What q() and probe() throw while the database is known to be gone (store/unavailable.ts: a 503). */
+function gone() {
+  return Object.assign(new Error('the database cannot be reached'), { code: 'DATABASE_UNREACHABLE' });
 }

@@ -24,7 +24,7 @@ export async function openPostgresStores(
   logger: Logger,
   print: (line: string) => void,
 ): Promise<Stores> {
-  const db = await Database.connect(config, { waiting: print });
+  const db = await Database.connect(config, { waiting: print, logger });
   try {
     const { from, to } = await migrate(db.sql);
     if (from !== to) logger.info({ from, to }, 'database schema migrated');
@@ -47,9 +47,7 @@ export async function openPostgresStores(
       unit: db.unit,
       leadership,
       liveBus,
-      probe: async () => {
-        await db.sql`SELECT 1`;
-      },
+      probe: () => db.probe(),
       location: redactedUrl(config.url),
       async close() {
         await leadership.close();

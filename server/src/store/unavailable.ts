@@ -1,0 +1,45 @@
+// Errors that say the storage cannot be used right now, not that the request is wrong: the request
+// answers 503 `unavailable` and a retry later can succeed.
+
+/** The file system cannot take a write to the data directory. */
+const DISK = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EIO', 'EMFILE', 'ENFILE']);
+
+/**
+ * The database cannot be reached: the network (Node's codes), the driver's own (a connection closed,
+ * ended or timed out), or PostgreSQL's (class 08, a server shutting down or starting up, an admin or a
+ * pooler ending the session, no free connection), and DATABASE_UNREACHABLE, which the Database
+ * throws at once while it knows the database is gone.
+ */
+const DATABASE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'DATABASE_UNREACHABLE',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57P01', // admin_shutdown: pg_terminate_backend, or a fast shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up or shutting down
+  '53300', // too_many_connections
+]);
+
+/** What cannot be used, when `err` says so: the data directory's disk or the database. */
+export function unavailableStore(err: unknown): 'disk' | 'database' | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (DISK.has(code)) return 'disk';
+  if (DATABASE.has(code)) return 'database';
+  return undefined;
+}
