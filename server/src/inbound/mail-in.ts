@@ -72,9 +72,6 @@ const oneLine = (s: string, max: number) =>
 const addresses = (field: AddressObject | AddressObject[] | undefined) =>
   (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value.map((v) => v.address ?? ''));
 
-// A forwarded mail's quoted part is the point of it: it is kept, not stripped as history.
-const FORWARDED = /^(-{3,}\s*(Forwarded message|Weitergeleitete Nachricht)\s*-{3,}|Begin forwarded message:)/im;
-
 interface Checked {
   ok: CheckedFile[];
   /** Each refused file named, with the reason. */
@@ -261,12 +258,12 @@ export class MailIn {
     return { kind: 'bounce', tickets: marked };
   }
 
-  /** The new text: the plain part (or text made from the HTML), without quotes unless forwarded. */
+  /** The new text: the plain part (or text made from the HTML), without quotes (reply-text.ts). */
   private text(mail: ParsedMail, htmlToText: HtmlToText): string {
     // mailparser makes text from the HTML only when the HTML is the whole mail, not inside a
     // multipart/related (HTML with inline images): made here then, the same way.
     const whole = (mail.text?.trim() || (mail.html ? htmlToText(mail.html, { wordwrap: false }) : '')).trim();
-    const text = FORWARDED.test(whole) ? whole : replyText(whole);
+    const { text } = replyText(whole);
     return text.slice(0, MESSAGE_MAX) || '(no text)';
   }
 
