@@ -76,6 +76,16 @@ const CASES: [file: string, expected: Expected][] = [
     },
   ],
   [
+    // A phone's unnamed "image/jpg" parts, one shown inline by cid: named from their content.
+    'unnamed-parts.eml',
+    {
+      outcome: 'created',
+      contains: ['The lid came broken'],
+      lacks: ['Not attached'],
+      files: ['inline-1.jpg', 'attachment-2.jpg', 'original-mail.eml'],
+    },
+  ],
+  [
     'forbidden-type.eml',
     {
       outcome: 'created',

@@ -17,6 +17,7 @@ import type { IdempotencyCache } from '../tickets/idempotency.js';
 import { derive } from '../tickets/sla.js';
 import { firstOpenStatus, isClosedStatus, setStatus } from '../tickets/statuses.js';
 import { bounceOf, loopReason, senderOf, type Bounce } from './classify.js';
+import { attachmentName } from './attachment-names.js';
 import { replyText } from './reply-text.js';
 
 // Loaded with the first mail, not at every start of the server: mailparser, html-to-text and their
@@ -78,15 +79,6 @@ interface Checked {
   refused: string[];
   original: Buffer;
 }
-
-const EXTENSIONS: Record<string, string> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'application/pdf': 'pdf',
-  'text/plain': 'txt',
-};
 
 /**
  * Turns one mail into a ticket or a reply (or a bounce mark, or nothing, for automatic mail): parsed
@@ -298,8 +290,7 @@ export class MailIn {
     const ok: CheckedFile[] = [];
     const refused: string[] = [];
     for (const [i, a] of mail.attachments.entries()) {
-      const name =
-        a.filename || `${a.related ? 'inline' : 'attachment'}-${i + 1}.${EXTENSIONS[a.contentType] ?? 'bin'}`;
+      const name = await attachmentName(a, i);
       if (a.content.length > MAX_FILE_BYTES) {
         refused.push(`${name} (larger than 5 MB)`);
         continue;
