@@ -29,6 +29,16 @@ const CASES: [file: string, expected: Expected][] = [
   ['outlook-reply.eml', { outcome: 'replied', message: 'Also: the parcel tracking page says "returned to sender".' }],
   ['apple-mail-reply.eml', { outcome: 'replied', message: 'Never mind, it just arrived – thank you!' }],
   [
+    'answer-below-quote.eml',
+    {
+      outcome: 'replied',
+      message:
+        'Здравствуйте,\n\nНомер заказа 4711, посылка так и не пришла.\n\nС уважением,\nАда\n\n' +
+        'P.S. the parcel number is 00340434161094042557',
+      lacks: ['Could you tell us your order number?'],
+    },
+  ],
+  [
     'html-only.eml',
     {
       outcome: 'created',
@@ -63,6 +73,16 @@ const CASES: [file: string, expected: Expected][] = [
       outcome: 'created',
       contains: ['Here are the scans', '[Not attached: scans.pdf (larger than 5 MB)]'],
       files: ['delivery-note.txt', 'original-mail.eml'],
+    },
+  ],
+  [
+    // A phone's unnamed "image/jpg" parts, one shown inline by cid: named from their content.
+    'unnamed-parts.eml',
+    {
+      outcome: 'created',
+      contains: ['The lid came broken'],
+      lacks: ['Not attached'],
+      files: ['inline-1.jpg', 'attachment-2.jpg', 'original-mail.eml'],
     },
   ],
   [

@@ -17,6 +17,7 @@ import type { IdempotencyCache } from '../tickets/idempotency.js';
 import { derive } from '../tickets/sla.js';
 import { firstOpenStatus, isClosedStatus, setStatus } from '../tickets/statuses.js';
 import { bounceOf, loopReason, senderOf, type Bounce } from './classify.js';
+import { attachmentName } from './attachment-names.js';
 import { replyText } from './reply-text.js';
 import { senderVerified, type DnsResolver, type SmtpSession } from './verify-sender.js';
 
@@ -74,24 +75,12 @@ const oneLine = (s: string, max: number) =>
 const addresses = (field: AddressObject | AddressObject[] | undefined) =>
   (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value.map((v) => v.address ?? ''));
 
-// A forwarded mail's quoted part is the point of it: it is kept, not stripped as history.
-const FORWARDED = /^(-{3,}\s*(Forwarded message|Weitergeleitete Nachricht)\s*-{3,}|Begin forwarded message:)/im;
-
 interface Checked {
   ok: CheckedFile[];
   /** Each refused file named, with the reason. */
   refused: string[];
   original: Buffer;
 }
-
-const EXTENSIONS: Record<string, string> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'application/pdf': 'pdf',
-  'text/plain': 'txt',
-};
 
 /**
  * Turns one mail into a ticket or a reply (or a bounce mark, or nothing, for automatic mail): parsed
@@ -275,12 +264,12 @@ export class MailIn {
     return { kind: 'bounce', tickets: marked };
   }
 
-  /** The new text: the plain part (or text made from the HTML), without quotes unless forwarded. */
+  /** The new text: the plain part (or text made from the HTML), without quotes (reply-text.ts). */
   private text(mail: ParsedMail, htmlToText: HtmlToText): string {
     // mailparser makes text from the HTML only when the HTML is the whole mail, not inside a
     // multipart/related (HTML with inline images): made here then, the same way.
     const whole = (mail.text?.trim() || (mail.html ? htmlToText(mail.html, { wordwrap: false }) : '')).trim();
-    const text = FORWARDED.test(whole) ? whole : replyText(whole);
+    const { text } = replyText(whole);
     return text.slice(0, MESSAGE_MAX) || '(no text)';
   }
 
@@ -329,8 +318,7 @@ export class MailIn {
     const ok: CheckedFile[] = [];
     const refused: string[] = [];
     for (const [i, a] of mail.attachments.entries()) {
-      const name =
-        a.filename || `${a.related ? 'inline' : 'attachment'}-${i + 1}.${EXTENSIONS[a.contentType] ?? 'bin'}`;
+      const name = await attachmentName(a, i);
       if (a.content.length > MAX_FILE_BYTES) {
         refused.push(`${name} (larger than 5 MB)`);
         continue;

@@ -76,33 +76,14 @@ function planerCases(): Case[] {
 
 const words = (s: string) => (s.match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
 
-// Cases the receiver gets wrong still, each named; a case that starts to pass must leave the list.
+// Cases where the receiver answers otherwise than planer, each judged: a case that starts to pass
+// must leave the list.
 const FAILING = new Set<string>([
-  'text: Notices when real test is on the splitter line',
-  'text: Notices when real test is on the splitter line (2)',
-  'text: Notices when real test is on the splitter line (3)',
-  'text: picks up replies after the quotation',
-  'text: detects wrapping replies',
-  'text: detects inline replies',
-  'text: detects wrapping of nested replies',
-  'text: is not fooled by 2 line splitters',
-  'text: not fooled by 3 line splitters',
-  'text: does not barf on unicode characters in a name',
-  'text: understands the original message headers in Danish are not part of the reply',
-  'text: understands the original message headers in Swedish are not part of the reply',
-  'text: understands Swedish date person wrote splitters',
-  'text: understands Norwegian date person wrote splitters',
-  'text: understands Norwegian date person wrote splitters (2)',
-  'text: is not fooled by fake quotations',
-  'text: is not fooled into thinking a link ends a quotation',
-  'text: is ok with the og message block starting with a date',
-  'text: is not fooled when stars surround headers',
-  'text: can handle weird dates in header block',
-  'text: is not fooled by forwards inside quotations',
-  'html: should not be fooled by a regular blockquote',
-  'html: removes the tag with a quotation block that starts with "Date:"',
-  'html: is not fooled if the reply shared a div with the quotation',
-  'html: handles emails from various Outlook versions',
+  // planer drops a <blockquote> that no quote header introduces, between the message and a
+  // disclaimer below it. We keep such a quote in the text (as "> Quote") when text follows it: without
+  // a header it may be a passage the customer cites, and a quote shown twice costs less than a lost
+  // line. Every word planer expects is there; the quote's word is there too.
+  'html: does not miss a disclaimer after a blockquote',
 ]);
 
 const CASES = planerCases();

@@ -1,38 +1,219 @@
-import EmailReplyParser from 'email-reply-parser';
 import { REPLY_MARKER } from '../mail/threading.js';
 
-const parser = new EmailReplyParser();
+/** A mail's text split in two: what the customer wrote now, and the quoted history and signature. */
+export interface ReplyParts {
+  text: string;
+  /** What was taken out (quotes, the headers above them, a signature), for showing collapsed. */
+  quoted: string;
+}
 
-// Quote headers the library does not know, in the shapes clients write them: Outlook's separator
-// line and its From/Sent block in English and German, and "On … wrote:" folded over two lines.
-const CUT_AT = [
-  /^-{2,}\s*(Original Message|Ursprüngliche Nachricht|Message d'origine)\s*-{2,}\s*$/im,
-  /^_{10,}\s*$/m,
-  /^(From|Von|De):\s.*\n(Sent|Gesendet|Envoyé|Date|Datum):\s/im,
-  /^(On|Am|Le)\s[^\n]{0,200}\n?[^\n]{0,200}(wrote|schrieb|a écrit)\s?:\s*$/im,
-];
+// The verbs that end a quote header ("On Tue, … Anna <a@b.c> wrote:") in the languages clients
+// write them: English, German, French, Polish, Dutch, the Scandinavian ones, Italian, Spanish,
+// Portuguese, Russian, Ukrainian, Czech, Finnish, Hungarian, Turkish, Chinese and Japanese.
+const WROTE =
+  /(wrote|schrieb|a écrit|napisał|napisała|napisal|pisze|schreef|geschreven|skrev|ha scritto|scrisse|escribió|escreveu|написал|написала|пишет|написав|napsal|napsala|kirjoitti|írta|yazdı|写道|寫道|書きました|のメッセージ)\s*[:：]?[\s-]*$/i;
+// Where such a header starts when it shares its line with the reply ("reply--- On Wed, … wrote:").
+const OPENER = /(^|[\s-])(On|Am|Le|Op|Den|På|El|Em|Il|W dniu|Dne|В|Kun|Il giorno)\s/;
+const OPENER_AT_START = /^\s*(-*\s*(On|Am|Le|Op|Den|På|El|Em|Il|W dniu|Dne|В|Kun|Il giorno)\s|\d|在|于)/;
+// The field names of the header block Outlook and others put above a quoted mail (also in bold:
+// "*From:*"), in the same languages.
+const FIELD =
+  /^\s*\*?(From|Von|De|Da|Van|Fra|Från|Od|От|Від|Kimden|Lähettäjä|Feladó|差出人|发件人|發件人|寄件者|Remitente|Sent|Date|Gesendet|Datum|Envoyé|Enviado|Inviato|Data|Verzonden|Sendt|Skickat|Wysłano|Отправлено|Дата|Gönderildi|Tarih|Lähetetty|Elküldve|送信日時|日付|发送时间|日期|Fecha|To|An|À|A|Para|Aan|Til|Till|Do|Кому|Kime|Vastaanottaja|Címzett|宛先|收件人|Cc|Kopie|Subject|Betreff|Objet|Oggetto|Asunto|Assunto|Onderwerp|Emne|Ämne|Temat|Тема|Konu|Aihe|Tárgy|件名|主题|主旨)\s*\*?\s*[:：]/i;
+const FROM_FIELD =
+  /^\s*\*?(From|Von|De|Da|Van|Fra|Från|Od|От|Від|Kimden|Lähettäjä|Feladó|差出人|发件人|寄件者)\s*\*?\s*[:：]/i;
+const ORIGINAL =
+  /^\s*-{2,}\s*(Original Message|Ursprüngliche Nachricht|Message d'origine|Messaggio originale|Mensaje original|Mensagem original|Oorspronkelijk bericht|Originalmeddelande|Oprindelig meddelelse|Opprinnelig melding|Wiadomość oryginalna|Исходное сообщение|Původní zpráva|Alkuperäinen viesti|原始邮件|元のメッセージ)\s*-{2,}\s*$/i;
+// A forwarded mail's quoted part is the point of it: when a forward comes before any quote, the
+// whole text stays.
+const FORWARD =
+  /^\s*(-{3,}\s*(Forwarded message|Forwarded Message|Weitergeleitete Nachricht|Message transféré|Mensaje reenviado|Messaggio inoltrato|Doorgestuurd bericht|Mensagem encaminhada|Пересылаемое сообщение)\s*-{3,}|Begin forwarded message:|Anfang der weitergeleiteten Nachricht:|Début du message réexpédié\s*:)/i;
+// Lines clients add under what one writes; only the whole line, never a sentence that starts so.
+const FOOTER =
+  /^\s*(Sent from my(\s+[\w.-]+){1,3}|Sent from (Mail|Outlook|Yahoo Mail) for \w+( \d+)?|Sent from Yahoo Mail on \w+|Get Outlook for (iOS|Android)|Von meinem (iPhone|iPad|Smartphone|Android-Gerät|Samsung[\w ]{0,20}) gesendet|Envoyé de mon (iPhone|iPad|smartphone)|Enviado desde mi (iPhone|iPad|smartphone)|Enviado do meu (iPhone|iPad|smartphone)|Inviato da (iPhone|iPad|il mio [\w ]{1,20})|Verzonden (vanaf|met) mijn (iPhone|iPad|smartphone)|Отправлено с (iPhone|iPad|Android)|Sent from Acompli)\.?\s*$/i;
+const SIGNATURE = /^-- ?$/;
+const SEPARATOR = /^\s*([-_=*]\s*){5,}$/;
+
+const isQuote = (line: string) => /^\s*>/.test(line);
+const blank = (line: string) => line.trim() === '';
+// A header names a date or an address: that keeps "My colleague wrote:" in the reply.
+const headerish = (s: string) => /\d/.test(s) || /@/.test(s);
+
+interface Splitter {
+  kind: 'header' | 'forward';
+  /** The reply's words before the header on its own line, kept. */
+  prefix: string;
+  /** The first line after the header. */
+  end: number;
+}
+
+/** The quote header starting at line i, if one does: "On … wrote:" over up to three lines, a field block, a separator. */
+function splitterAt(lines: string[], i: number): Splitter | undefined {
+  const line = lines[i]!;
+  // A header inside a quote is part of the quote.
+  if (isQuote(line)) return undefined;
+  if (FORWARD.test(line)) return { kind: 'forward', prefix: '', end: i + 1 };
+  if (ORIGINAL.test(line)) return { kind: 'header', prefix: '', end: i + 1 };
+  for (let span = 1; span <= 3 && i + span <= lines.length; span++) {
+    const parts = lines.slice(i, i + span);
+    if (parts.slice(1).some(blank)) break;
+    // A header over several lines starts with its opener or its date, never with the reply's words.
+    if (span > 1 && !OPENER_AT_START.test(line)) break;
+    const joined = parts.join(' ');
+    if (joined.length > 400 || !WROTE.test(joined) || !headerish(joined)) continue;
+    const opener = OPENER.exec(line);
+    const prefix = opener && opener.index > 0 ? line.slice(0, opener.index).replace(/[\s-]+$/, '') : '';
+    return { kind: 'header', prefix, end: i + span };
+  }
+  // Two or more fields (a wrapped value between them allowed), or a lone From with an address.
+  if (FIELD.test(line)) {
+    let fields = 1;
+    let j = i + 1;
+    for (; j < lines.length && j <= i + 6; j++) {
+      if (FIELD.test(lines[j]!)) fields++;
+      else if (blank(lines[j]!) || (j > i + 1 && !FIELD.test(lines[j - 1]!))) break;
+    }
+    if (fields >= 2 || (i > 0 && FROM_FIELD.test(line) && line.includes('@')))
+      return { kind: 'header', prefix: '', end: j };
+  }
+  // A line naming a date or an address just above a quoted block ("2011/4/7 Nathan <n@example.com>").
+  const next = lines.slice(i + 1, i + 3).findIndex((l) => !blank(l));
+  if (next >= 0 && isQuote(lines[i + 1 + next]!) && !isQuote(line) && !blank(line)) {
+    if ((/[:：]\s*$/.test(line) && headerish(line)) || /<[^<>\s]+@[^<>\s]+>\s*[:：]?\s*$/.test(line))
+      return { kind: 'header', prefix: '', end: i + 1 };
+  }
+  return undefined;
+}
+
+// A quoted line a client broke in two: its tail, between two quoted lines, holds no plain word
+// ("_nonce=3dd518)", "(http://…) >"); an answer between quotes does ("Yes", "answer 1").
+const brokenTail = (line: string) =>
+  !line
+    .replace(/\b\w+:\/\/\S+/g, '')
+    .split(/\s+/)
+    .some((w) => /^\p{L}+[.,!?:;]*$/u.test(w));
+
+/** The first line after the quoted block starting at i (quoted lines and the blank lines among them). */
+function quoteEnd(lines: string[], i: number): number {
+  let end = i;
+  for (let j = i; j < lines.length; j++) {
+    const line = lines[j]!;
+    if (isQuote(line)) end = j + 1;
+    else if (j + 1 < lines.length && isQuote(lines[j - 1]!) && isQuote(lines[j + 1]!) && brokenTail(line)) continue;
+    else if (!blank(line)) break;
+  }
+  return end;
+}
 
 /**
- * The new text of a mail: everything above our "reply above this line" marker, without the quoted
- * history and signature (email-reply-parser, plus the Outlook shapes above). A mail that is only a
- * quote (or whose new text the rules would cut to nothing) keeps its whole text: losing what a
- * customer wrote is worse than showing a quote twice.
+ * Splits a mail's text into the reply and the quoted part. Conservative, because a lost sentence
+ * costs a customer and a quote shown collapsed costs nothing:
+ * - a quote header ("On … wrote:", a From/Sent/To block, "-----Original Message-----", in many
+ *   languages) followed by ">" lines takes those lines with it; what follows them stays (an answer
+ *   written below the quote). A header followed by unmarked text takes everything below it, unless
+ *   nothing comes before it: then it goes alone.
+ * - answers between quotes ("> q1\nanswer 1\n> q2\nanswer 2") keep the whole text: the answers
+ *   mean nothing without their questions.
+ * - ">" lines without a header are taken only when nothing but blank lines follows them.
+ * - a signature goes only from a "-- " line; a client's footer ("Sent from my iPhone") only as its
+ *   own line.
+ * - our "reply above this line" marker: everything from its line on is our own mail, quoted.
+ * - a mail forwarded (the forward before any quote) stays whole.
+ * A text that would be cut to nothing stays whole.
  */
-export function replyText(text: string): string {
-  const whole = text.replace(/\r\n/g, '\n').trim();
-  let cut = whole;
-  const marker = cut.toLowerCase().indexOf(REPLY_MARKER);
+export function replyText(input: string): ReplyParts {
+  const whole = input.replace(/\r\n?/g, '\n').trim();
+  let text = whole;
+  const quoted: string[] = [];
+  const marker = whole.toLowerCase().indexOf(REPLY_MARKER);
   if (marker >= 0) {
     // The marker's own line goes too: in a quote it starts with "> " or a client's header before it.
-    const lineStart = cut.lastIndexOf('\n', marker) + 1;
-    cut = cut.slice(0, lineStart);
+    const lineStart = whole.lastIndexOf('\n', marker) + 1;
+    text = whole.slice(0, lineStart);
+    quoted.push(whole.slice(lineStart));
   }
-  for (const re of CUT_AT) {
-    const m = re.exec(cut);
-    if (m) cut = cut.slice(0, m.index);
+  const lines = text.split('\n');
+  const keep: string[] = [];
+  const taken: string[] = [];
+  const keepWhole = (): ReplyParts => ({ text: whole, quoted: '' });
+  // An answer between quotes: unquoted text after a block, then another quoted line (a quote
+  // header and its quote below the answer are no answer's question).
+  const interleaved = (from: number) => {
+    let answered = false;
+    for (let j = from; j < lines.length; j++) {
+      const line = lines[j]!;
+      if (blank(line)) continue;
+      if (isQuote(line)) {
+        if (answered) return true;
+        continue;
+      }
+      const split = splitterAt(lines, j);
+      if (!split) {
+        answered = true;
+        continue;
+      }
+      // A header takes the rest, or its own quoted block.
+      const next = split.kind === 'header' ? lines.slice(split.end).findIndex((l) => !blank(l)) : -1;
+      if (next < 0 || !isQuote(lines[split.end + next]!)) return false;
+      j = quoteEnd(lines, split.end + next) - 1;
+    }
+    return false;
+  };
+  let i = 0;
+  while (i < lines.length) {
+    const split = splitterAt(lines, i);
+    if (split?.kind === 'forward') {
+      if (!taken.length) return keepWhole();
+      keep.push(...lines.slice(i));
+      break;
+    }
+    if (split) {
+      if (split.prefix) keep.push(split.prefix);
+      const next = lines.slice(split.end).findIndex((l) => !blank(l));
+      const first = next < 0 ? lines.length : split.end + next;
+      if (first < lines.length && isQuote(lines[first]!)) {
+        const end = quoteEnd(lines, first);
+        if (interleaved(end)) return keepWhole();
+        taken.push(...lines.slice(i, end));
+        i = end;
+        continue;
+      }
+      // A header block above everything the mail says (Outlook, answering below a forward's
+      // header) is set aside alone: the text under it is the reply.
+      if (!keep.some((l) => !blank(l)) && !split.prefix) {
+        taken.push(...lines.slice(i, split.end));
+        i = split.end;
+        continue;
+      }
+      taken.push(...lines.slice(i));
+      break;
+    }
+    if (isQuote(lines[i]!)) {
+      const end = quoteEnd(lines, i);
+      if (lines.slice(end).every(blank)) {
+        taken.push(...lines.slice(i));
+        break;
+      }
+      if (interleaved(end)) return keepWhole();
+      // Unsure it is a quote (">>> http://…" in a newsletter): kept.
+      keep.push(...lines.slice(i, end));
+      i = end;
+      continue;
+    }
+    keep.push(lines[i]!);
+    i++;
   }
-  cut = parser.parseReply(cut).trim();
-  // "On … wrote:" left behind when the marker cut the quote under it.
-  cut = cut.replace(/\n[^\n]*(wrote|schrieb|a écrit)\s?:\s*$/i, '').trim();
-  return cut || whole;
+  // The signature, from its delimiter; a client's footer line alone.
+  const sig = keep.findIndex((l) => SIGNATURE.test(l));
+  const signature = sig >= 0 ? keep.splice(sig) : [];
+  const footers: string[] = [];
+  const body = keep.filter((l) => (FOOTER.test(l) ? !footers.push(l) : true));
+  // Separator lines left above a cut quote ("____", an <hr> made text) go with it.
+  while (body.length && (blank(body.at(-1)!) || SEPARATOR.test(body.at(-1)!))) body.pop();
+  const reply = body
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  if (!reply) return keepWhole();
+  const aside = [...signature, ...footers, ...taken].join('\n').trim();
+  return { text: reply, quoted: [aside, ...quoted].filter(Boolean).join('\n\n').trim() };
 }
