@@ -54,6 +54,20 @@ describe('mail in: who may write in the customer’s voice (issue 28)', () => {
     const m = await startMailServer({ dns: domain.dns });
     cleanup.push(m.close);
     const { s, smtp, port } = m;
+    const settings = await s.call('POST', '/admin?r=mail', {
+      json: {
+        from_name: 'Shop Support',
+        from_address: SUPPORT,
+        smtp: { host: '127.0.0.1', port: smtp.port },
+        email_notify: {
+          customer_on_create: true,
+          customer_on_reply: true,
+          agents_on_customer_reply: true,
+          agent_emails: ['agents@shop.example'],
+        },
+      },
+    });
+    expect(settings.status).toBe(200);
     const t = await createTicket(s, { email: CUSTOMER, subject: 'Refund for order 42' });
     const [confirmation] = await smtp.waitFor(1);
     await closeTicket(s, t.id);
@@ -81,6 +95,10 @@ describe('mail in: who may write in the customer’s voice (issue 28)', () => {
     const poll = await s.call('GET', `/updates?watch=${t.id}:0:${encodeURIComponent(CUSTOMER)}`, { key: s.keys.pk });
     expect(poll.body).toMatchObject({ unread: 0, data: [{ id: t.id, status: 'closed', support_replies: 0 }] });
     expect(poll.text).not.toContain('IBAN');
+    // The agents hear of it, told it is unverified.
+    const [, toAgents] = await smtp.waitFor(2);
+    expect(toAgents).toMatchObject({ to: ['agents@shop.example'], subject: 'Unverified sender: Refund for order 42' });
+    expect(toAgents!.text).toContain('claims to be from Ada Lovelace <ada@customer.example> but could not be verified');
 
     // The same mail signed by the customer's domain is theirs: it reopens and the customer sees it.
     const signed = await deliver(s, port, { ...reply, text: 'Signed: the lid is still broken.', dkim: domain.dkim });
