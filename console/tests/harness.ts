@@ -14,10 +14,14 @@ export interface Stack {
 }
 
 /** The real server (serving console/dist) and a browser. */
-export async function startStack(options: { demo?: boolean } = {}): Promise<Stack> {
+export async function startStack(options: { demo?: boolean; clock?: () => Date } = {}): Promise<Stack> {
   if (!existsSync(CHROMIUM))
     throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium package or set CHROMIUM_PATH`);
-  const api = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' }, demo: options.demo });
+  const api = await startServer({
+    env: { TICKETING_SCHEDULER_SECONDS: '0' },
+    demo: options.demo,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   mkdirSync(SHOTS, { recursive: true });
   return {

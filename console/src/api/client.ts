@@ -122,6 +122,8 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
       post<Session | undefined>('/session/password', { current_password, new_password }).then((s) =>
         s?.csrf_token ? keepToken(s) : s,
       ),
+    /** The re-check some changes need (403 verification_required): the session goes on under a new id. */
+    verify: (body: { password: string } | { code: string }) => post<Session>('/session/verify', body).then(keepToken),
     totpStart: () => post<TotpEnrolment>('/session/totp'),
     totpConfirm: (code: string) => post<{ recovery_codes: string[] }>('/session/totp/confirm', { code }),
     totpDisable: (code: string) => call<void>('DELETE', '/session/totp', { json: { code } }),

@@ -1,4 +1,4 @@
-import { useSignal } from '@preact/signals';
+import { useSignal, type Signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { ApiError } from '../api/client.js';
 import type { Passkey, TotpEnrolment } from '../api/types.js';
@@ -6,13 +6,24 @@ import { fill } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
 import { Field } from './Field.js';
 import { dateTime } from './format.js';
-import { PasswordForm } from './SignIn.js';
+import { PasswordForm, waitText } from './SignIn.js';
+
+/** An action the server held back for a re-check (403 verification_required), to run again after it. */
+type Retry = Signal<(() => Promise<void>) | null>;
+
+/** True (and the action kept for later) when `err` asks for a re-check of the password first. */
+const heldForCheck = (retry: Retry, err: unknown, again: () => Promise<void>) => {
+  if (!(err instanceof ApiError && err.code === 'verification_required')) return false;
+  retry.value = again;
+  return true;
+};
 
 /** The agent's own account: password, two-factor (TOTP) and passkeys. */
 export function Profile() {
   const s = useStore();
   const t = s.t.value;
   const agent = s.me.value!;
+  const retry = useSignal<(() => Promise<void>) | null>(null);
   useEffect(() => {
     s.title.value = t.profileTitle;
     return () => (s.title.value = '');
@@ -20,6 +31,7 @@ export function Profile() {
   return (
     <main id="main" class="profile" tabIndex={-1}>
       <h1>{t.profileTitle}</h1>
+      {retry.value && <Reverify retry={retry} />}
       <section class="card" aria-labelledby="account-title">
         <h2 id="account-title">{t.account}</h2>
         <dl class="facts">
@@ -39,13 +51,90 @@ export function Profile() {
         <h2 id="password-title">{t.changePassword}</h2>
         <PasswordForm idPrefix="profile" />
       </section>
-      <TwoFactor />
-      <Passkeys />
+      <TwoFactor retry={retry} />
+      <Passkeys retry={retry} />
     </main>
   );
 }
 
-function TwoFactor() {
+/**
+ * Asks for the password (or, with two-factor on, a code) when the server wants a recent check
+ * (POST /v1/session/verify), then runs the held action again. Errors stand next to their field.
+ */
+function Reverify({ retry }: { retry: Retry }) {
+  const s = useStore();
+  const t = s.t.value;
+  const password = useSignal('');
+  const code = useSignal('');
+  const errors = useSignal<{ password?: string; code?: string }>({});
+  const busy = useSignal(false);
+  const twoFactor = s.me.value!.two_factor_enabled;
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const byCode = !password.value && code.value.trim() !== '';
+    if (!password.value && !byCode) return void (errors.value = { password: t.required });
+    busy.value = true;
+    errors.value = {};
+    try {
+      await s.api.verify(byCode ? { code: code.value.trim() } : { password: password.value });
+    } catch (err) {
+      const field = byCode ? 'code' : 'password';
+      const text =
+        err instanceof ApiError && err.code === 'validation_failed'
+          ? byCode
+            ? t.invalidCode
+            : t.reverifyWrongPassword
+          : err instanceof ApiError && err.code === 'too_many_attempts'
+            ? fill(t.tooManyAttempts, { wait: waitText(err.retryAfter, t) })
+            : s.describe(err);
+      errors.value = { [field]: text };
+      busy.value = false;
+      return;
+    }
+    const again = retry.value;
+    retry.value = null;
+    busy.value = false;
+    await again?.();
+  };
+  return (
+    <section class="card" aria-labelledby="reverify-title">
+      <h2 id="reverify-title">{t.reverifyTitle}</h2>
+      <p>{t.reverifyHint}</p>
+      <form class="stack" onSubmit={(e) => void submit(e)} noValidate>
+        <Field
+          id="reverify-password"
+          type="password"
+          label={t.currentPassword}
+          autocomplete="current-password"
+          value={password.value}
+          error={errors.value.password}
+          onInput={(e) => (password.value = e.currentTarget.value)}
+        />
+        {twoFactor && (
+          <Field
+            id="reverify-code"
+            label={t.reverifyCode}
+            autocomplete="one-time-code"
+            inputMode="numeric"
+            value={code.value}
+            error={errors.value.code}
+            onInput={(e) => (code.value = e.currentTarget.value)}
+          />
+        )}
+        <div class="actions">
+          <button type="button" class="btn ghost" onClick={() => (retry.value = null)}>
+            {t.cancel}
+          </button>
+          <button type="submit" class="btn primary" disabled={busy.value}>
+            {t.reverifyConfirm}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function TwoFactor({ retry }: { retry: Retry }) {
   const s = useStore();
   const t = s.t.value;
   const on = s.me.value!.two_factor_enabled;
@@ -55,12 +144,13 @@ function TwoFactor() {
   const error = useSignal('');
   const busy = useSignal(false);
 
-  const run = async (work: () => Promise<void>) => {
+  const run = async (work: () => Promise<void>): Promise<void> => {
     busy.value = true;
     error.value = '';
     try {
       await work();
     } catch (err) {
+      if (heldForCheck(retry, err, () => run(work))) return;
       error.value =
         err instanceof ApiError && (err.code === 'invalid_code' || err.param === 'code')
           ? t.invalidCode
@@ -178,7 +268,7 @@ function TwoFactor() {
   );
 }
 
-function Passkeys() {
+function Passkeys({ retry }: { retry: Retry }) {
   const s = useStore();
   const t = s.t.value;
   const list = useSignal<Passkey[] | null>(null);
@@ -194,8 +284,7 @@ function Passkeys() {
     );
   }, [count]);
 
-  async function add(e: Event) {
-    e.preventDefault();
+  async function add(): Promise<void> {
     busy.value = true;
     error.value = '';
     try {
@@ -207,6 +296,7 @@ function Passkeys() {
       await s.refreshSession();
       s.toasts.show({ text: t.passkeyAdded });
     } catch (err) {
+      if (heldForCheck(retry, err, add)) return;
       error.value = err instanceof ApiError ? s.describe(err) : t.passkeyFailed;
     } finally {
       busy.value = false;
@@ -247,7 +337,14 @@ function Passkeys() {
       ) : (
         <p class="muted">{fill(t.passkeyCount, { n: count })}</p>
       )}
-      <form class="stack" onSubmit={add} noValidate>
+      <form
+        class="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void add();
+        }}
+        noValidate
+      >
         <Field
           id="passkey-name"
           label={t.passkeyName}

@@ -8,7 +8,7 @@ import { Field } from './Field.js';
 type Errors = Partial<Record<'email' | 'password' | 'code' | 'form', string>>;
 
 /** "14 min" or "40 seconds": how long a locked-out agent waits. */
-const waitText = (seconds: number | undefined, t: Strings) =>
+export const waitText = (seconds: number | undefined, t: Strings) =>
   !seconds
     ? fill(t.minutes, { n: 15 })
     : seconds >= 60

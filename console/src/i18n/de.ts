@@ -61,6 +61,12 @@ export const de: Strings = {
   passwordTooShort: 'Bitte mindestens 10 Zeichen verwenden.',
   passwordsDiffer: 'Die beiden Passwörter sind verschieden.',
   wrongPassword: 'Das aktuelle Passwort ist falsch.',
+  reverifyTitle: 'Bestätigen Sie, dass Sie es sind',
+  reverifyHint:
+    'Diese Änderung braucht noch einmal Ihr Passwort (höchstens alle 10 Minuten), damit niemand sonst sie an Ihrem Platz vornehmen kann.',
+  reverifyCode: 'Oder ein neuer Code aus Ihrer Authenticator-App',
+  reverifyConfirm: 'Bestätigen und weiter',
+  reverifyWrongPassword: 'Das ist nicht Ihr Passwort.',
   passwordChanged: 'Ihr Passwort wurde geändert.',
   signedOutElsewhere: 'Ihre Sitzung ist abgelaufen. Bitte erneut anmelden.',
 

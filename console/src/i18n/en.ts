@@ -63,6 +63,12 @@ export const en = {
   passwordTooShort: 'Use at least 10 characters.',
   passwordsDiffer: 'The two passwords differ.',
   wrongPassword: 'The current password is wrong.',
+  reverifyTitle: 'Confirm it is you',
+  reverifyHint:
+    'This change needs your password again (asked at most every 10 minutes), so that nobody else can make it at your desk.',
+  reverifyCode: 'Or a new code from your authenticator app',
+  reverifyConfirm: 'Confirm and continue',
+  reverifyWrongPassword: 'This is not your password.',
   passwordChanged: 'Your password was changed.',
   signedOutElsewhere: 'Your session ended. Please sign in again.',
 

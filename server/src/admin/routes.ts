@@ -29,6 +29,7 @@ import {
   type WebhookLogEntry,
 } from '../model/index.js';
 import { addKey, apiKeyView, revokeKey, setKeyOrigins, type KeyChanger } from '../keys/commands.js';
+import { requireRecentVerification } from '../sessions/recent-verification.js';
 import { removeAgent, upsertAgent } from '../settings/agents.js';
 import { removeArticle, upsertArticle } from '../settings/articles.js';
 import { CONFIG_RESOURCE_NAMES, CONFIG_RESOURCES, isConfigResource } from '../settings/resources.js';
@@ -223,7 +224,10 @@ const write = route({
   description:
     'Lists are replaced whole ({ "<r>": [ … ] }); objects are written whole (omitted fields take their ' +
     'defaults, omitted write-only secrets are kept while their destination stays the same); agents and kb ' +
-    'are created (no id; 201) or updated (id; 200) one at a time.',
+    'are created (no id; 201) or updated (id; 200) one at a time. A new password for an existing agent ' +
+    'ends their passkeys (passkey_count 0). From an agent’s session, changing an agent’s email or password ' +
+    'needs a recent check of the password or a second factor (POST /v1/session/verify; else 403 ' +
+    'verification_required).',
   query: z.object({ r: resourceParam }),
   body: {
     schema: z.record(z.string(), z.unknown()),
@@ -247,6 +251,7 @@ const write = route({
   errors: {
     404: ['resource_not_found', 'agent_not_found', 'article_not_found', 'key_not_found'],
     405: ['method_not_allowed'],
+    403: ['verification_required'],
     409: ['status_in_use', 'last_admin'],
   },
   async handler({ actor, query, body }, deps) {
@@ -274,6 +279,14 @@ const write = route({
     }
     if (r === 'agents') {
       const input = validate(AgentInputSchema, body);
+      const before = deps.configStore.get().agents.find((a) => a.id === input.id);
+      // A new email or password for an agent is how a stolen admin session would keep an account (a
+      // reset mail to its own address, a password it knows): a session must have re-checked recently.
+      if (
+        before &&
+        (input.password || input.one_time_password || input.email.toLowerCase() !== before.email.toLowerCase())
+      )
+        requireRecentVerification(actor, deps.clock().getTime());
       const { agent, created, password } = await upsertAgent(deps.configStore, input, deps.clock());
       await audit(deps, actor, created ? 'agent.create' : 'agent.update', agent.id, {
         password_changed: Boolean(input.password || password),

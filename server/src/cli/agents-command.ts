@@ -11,9 +11,9 @@ import { AgentNotFoundError, resetPasswordCommand } from '../sessions/reset-pass
 import { FileSessionStore } from '../store/file-session-store.js';
 import { CliError, withDataDir } from './data-dir-access.js';
 
-export const AGENTS_USAGE = `  ticketing agents reset-password <email> [--json]   a new one-time password for an agent (their sessions end)`;
+export const AGENTS_USAGE = `  ticketing agents reset-password <email> [--json]   a new one-time password for an agent (their sessions and passkeys end)`;
 
-type Reset = { email: string; password: string };
+type Reset = { email: string; password: string; passkeys_removed: number };
 
 /**
  * ticketing agents reset-password: in the database when the data is in PostgreSQL; else through the
@@ -49,6 +49,10 @@ export async function agentsCommand(args: string[], dataDir: string, database?: 
     console.log(reset.password);
     console.error(
       `The one-time password of ${reset.email}, shown once. It works for one sign-in at /console/; the agent then chooses their own.`,
+    );
+    // Said plainly: the agent must add their passkeys again, and whoever added one behind their back lost it.
+    console.error(
+      `Their sessions ended, and their passkeys were removed (${reset.passkeys_removed}): they add them again after signing in.`,
     );
   }
   return 0;

@@ -28,7 +28,14 @@ export type Actor =
       identityRequired?: boolean;
     }
   | { kind: 'key'; mode: KeyMode; key: KeyRef; admin: boolean }
-  | { kind: 'agent'; mode: 'live'; agent: { id: string; name: string; role: AgentRole }; session: string }
+  | {
+      kind: 'agent';
+      mode: 'live';
+      agent: { id: string; name: string; role: AgentRole };
+      session: string;
+      /** When the session last checked the password or a second factor (ms): its start, or a re-check. */
+      verified_at: number;
+    }
   | { kind: 'system' };
 
 /** An actor behind a request (everyone but the system). */

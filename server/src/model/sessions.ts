@@ -14,6 +14,12 @@ export const PasswordChangeSchema = z.object({
   new_password: z.string().min(10, 'must be at least 10 characters').max(200),
 });
 
+/** POST /v1/session/verify: the password, or (with two-factor on) a TOTP or recovery code. */
+export const VerifySchema = z.object({
+  password: z.string().min(1).max(200).optional(),
+  code: z.string().trim().min(1).max(64).optional(),
+});
+
 /** The signed-in agent, as the console sees them: never a hash, a secret or a passkey. */
 export const SessionAgentSchema = z
   .object({

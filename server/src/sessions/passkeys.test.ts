@@ -53,7 +53,7 @@ describe('signing in with a passkey', () => {
   it('signs in with a signed challenge alone, and a replay of the same answer is refused', async () => {
     const { s, origin, key, agentId } = await setUp();
     const opts = await options(s);
-    expect(opts).toMatchObject({ rpId: new URL(s.url).hostname, userVerification: 'preferred' });
+    expect(opts).toMatchObject({ rpId: new URL(s.url).hostname, userVerification: 'required' });
     // No email: the browser offers whichever passkey it has (discoverable credentials).
     expect(opts.allowCredentials ?? []).toEqual([]);
     const answer = key.assert(opts.challenge, origin, 4);
@@ -142,7 +142,7 @@ describe('the passkeys of the signed-in agent', () => {
     expect(opts.body).toMatchObject({
       rp: { id: new URL(s.url).hostname, name: 'Ticketing' },
       user: { name: 'grace@shop.example', displayName: 'Grace' },
-      authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
+      authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' },
       excludeCredentials: [{ id: key.id, type: 'public-key', transports: ['internal'] }],
     });
     const list = await s.call('GET', '/session/passkeys', { key: null, headers });

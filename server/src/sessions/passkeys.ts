@@ -20,6 +20,7 @@ import {
 import { agentNow, agentOf, setAgent, type SessionRouteDeps } from './session-agent.js';
 import { checkOrigin, cookieName } from './session-cookie.js';
 import { countAttempt, startSession } from './sign-in.js';
+import { requireRecentVerification } from './recent-verification.js';
 
 const route = routeFor<SessionRouteDeps>();
 
@@ -81,12 +82,14 @@ const registrationOptions = route({
   access: 'staff',
   summary: 'Start adding a passkey: the options for the browser’s navigator.credentials.create',
   description:
-    'A discoverable credential (resident key required, user verification preferred), so that it later signs ' +
-    'in without an email. The challenge is good once, for 5 minutes, for this agent.',
+    'A discoverable credential (resident key and user verification required), so that it later signs ' +
+    'in without an email. The challenge is good once, for 5 minutes, for this agent. Needs a recent check of ' +
+    'the password or a second factor (POST /v1/session/verify): a stolen session cannot add a passkey of its own.',
   responses: { 200: { description: 'PublicKeyCredentialCreationOptionsJSON', schema: PasskeyOptionsSchema } },
-  errors: { 403: ['session_required'], 409: ['too_many_passkeys'] },
+  errors: { 403: ['session_required', 'verification_required'], 409: ['too_many_passkeys'] },
   async handler({ actor, ctx }, deps) {
     const agent = agentNow(deps, agentOf(actor).agent.id);
+    requireRecentVerification(actor, deps.clock().getTime());
     if (agent.passkeys.length >= MAX_PASSKEYS)
       throw new ApiError(409, 'too_many_passkeys', `An agent has at most ${MAX_PASSKEYS} passkeys: remove one first.`);
     const options = await (
@@ -100,7 +103,7 @@ const registrationOptions = route({
       userID: new TextEncoder().encode(agent.id),
       attestationType: 'none',
       excludeCredentials: agent.passkeys.map((p) => ({ id: p.id, transports: p.transports })),
-      authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+      authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
     });
     await deps.sessions.addChallenge(options.challenge, agent.id, deps.clock().getTime() + CHALLENGE_MS);
     return { body: { ...options } };
@@ -112,11 +115,16 @@ const addPasskey = route({
   path: '/session/passkeys',
   access: 'staff',
   summary: 'Add a passkey: the browser’s answer to the options',
+  description:
+    'Needs a recent check of the password or a second factor, as the options do. The authenticator must have ' +
+    'verified the user (PIN, fingerprint). A passkey id is one agent’s only: one that any agent has already ' +
+    'is 409 passkey_in_use.',
   body: { schema: PasskeyAddSchema, encodings: ['json'] },
   responses: { 200: { description: 'The passkey is added', schema: z.object({ passkey: PasskeySchema }) } },
-  errors: { 403: ['session_required'], 409: ['too_many_passkeys'] },
+  errors: { 403: ['session_required', 'verification_required'], 409: ['too_many_passkeys', 'passkey_in_use'] },
   async handler({ actor, body, ctx }, deps) {
     const agent = agentNow(deps, agentOf(actor).agent.id);
+    requireRecentVerification(actor, deps.clock().getTime());
     const rp = relyingParty(ctx, deps.config);
     const lib = await webauthn();
     let verified;
@@ -126,7 +134,7 @@ const addPasskey = route({
         expectedChallenge: takeChallenge(deps, agent.id),
         expectedOrigin: rp.origins,
         expectedRPID: rp.rpID,
-        requireUserVerification: false,
+        requireUserVerification: true,
       });
     } catch (err) {
       throw validationError('response', `is not a passkey for these options (${(err as Error).message})`);
@@ -142,9 +150,15 @@ const addPasskey = route({
       created_at: deps.clock().toISOString(),
     };
     let refused: ApiError | undefined;
-    await setAgent(deps, agent.id, (a) => {
+    // Checked inside the write, across every agent: sign-in finds an agent by the passkey's id, so a
+    // second agent's copy of an id would shadow (or be shadowed by) the first's.
+    await deps.configStore.update((d) => {
+      const a = d.agents.find((x) => x.id === agent.id);
+      if (!a) return;
       if (a.passkeys.some((p) => p.id === passkey.id))
         refused = validationError('response', 'is a passkey added already');
+      else if (d.agents.some((x) => x.passkeys.some((p) => p.id === passkey.id)))
+        refused = new ApiError(409, 'passkey_in_use', 'This passkey belongs to another agent: create a new one.');
       else if (a.passkeys.length >= MAX_PASSKEYS)
         refused = new ApiError(409, 'too_many_passkeys', `An agent has at most ${MAX_PASSKEYS} passkeys.`);
       else a.passkeys.push(passkey);
@@ -194,7 +208,9 @@ const signInOptions = route({
       await webauthn()
     ).generateAuthenticationOptions({
       rpID: relyingParty(ctx, deps.config).rpID,
-      userVerification: 'preferred',
+      // The passkey stands for password and second factor both: the device must check that it is its
+      // owner (PIN, fingerprint), not merely that someone touched it.
+      userVerification: 'required',
     });
     await deps.sessions.addChallenge(options.challenge, null, deps.clock().getTime() + CHALLENGE_MS);
     return { body: { ...options } };
@@ -208,8 +224,8 @@ const signInWithPasskey = route({
   summary: 'Sign in with a passkey alone',
   description:
     'Answers and sets what POST /v1/session does. The passkey stands for the password and the second factor ' +
-    'both (a device the agent holds, unlocked by them), so no TOTP code is asked. An unknown passkey, a bad ' +
-    'signature, a challenge not handed out (or used already, or expired) or a signature counter that went ' +
+    'both (a device the agent holds, unlocked by them: user verification is required), so no TOTP code is ' +
+    'asked. An unknown passkey, an answer without user verification, a bad signature, a challenge not handed out (or used already, or expired) or a signature counter that went ' +
     'back all answer 401 invalid_passkey, and count toward the limits of POST /v1/session.',
   body: { schema: PasskeySignInSchema, encodings: ['json'] },
   responses: {
@@ -240,7 +256,7 @@ const signInWithPasskey = route({
           counter: passkey.counter,
           transports: passkey.transports as NonNullable<WebAuthnCredential['transports']>,
         },
-        requireUserVerification: false,
+        requireUserVerification: true,
       });
       if (!verified.verified) throw refused();
       newCounter = verified.authenticationInfo.newCounter;
@@ -262,6 +278,7 @@ const signInWithPasskey = route({
       mode: 'live',
       agent: { id: agent.id, name: agent.name, role: agent.role },
       session: '',
+      verified_at: deps.clock().getTime(),
     };
     await deps.audit.append(auditEntry(deps.clock(), actor, 'session.sign_in', agent.id, { ip, passkey: passkey.id }));
     return { body: session };

@@ -3,12 +3,13 @@ import { auditEntry } from '../audit/audit.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import { sha256 } from '../keys/keys.js';
-import { PasswordChangeSchema, SessionSchema, SignInSchema, type RequestActor } from '../model/index.js';
+import { PasswordChangeSchema, SessionSchema, SignInSchema, VerifySchema, type RequestActor } from '../model/index.js';
 import { hashPassword, verifyPassword } from '../settings/passwords.js';
 import { checkOrigin, clearSessionCookie, cookieName, currentSession, passwordFingerprint } from './session-cookie.js';
 import { checkPassword, countAttempt, sessionView, startSession } from './sign-in.js';
 import { agentNow, agentOf, setAgent, type SessionRouteDeps } from './session-agent.js';
 import { newEnrolment, newRecoveryCodes, totpStep, useSecondFactor } from './totp.js';
+import { RECENT_VERIFICATION_MS, requireRecentVerification } from './recent-verification.js';
 
 const route = routeFor<SessionRouteDeps>();
 
@@ -49,6 +50,7 @@ const signIn = route({
       mode: 'live',
       agent: { id: agent.id, name: agent.name, role: agent.role },
       session: '',
+      verified_at: deps.clock().getTime(),
     };
     await deps.audit.append(auditEntry(deps.clock(), actor, 'session.sign_in', agent.id, { ip }));
     return { body: view };
@@ -130,6 +132,47 @@ const changePassword = route({
   },
 });
 
+const verify = route({
+  method: 'post',
+  path: '/session/verify',
+  access: 'staff',
+  summary: 'Confirm it is you: check the password or a two-factor code again',
+  description:
+    `Adding a passkey, turning two-factor off, and changing an agent's email or password in /admin need a ` +
+    `session that checked the password or a second factor in the last ${RECENT_VERIFICATION_MS / 60_000} ` +
+    'minutes (else 403 verification_required); signing in counts as such a check. Send `password`, or ' +
+    '`code` (a TOTP or recovery code) when two-factor is on. Answers a new session (a new cookie and CSRF ' +
+    'token); this one ends. A wrong password or code is 400 and counts toward the limits of POST ' +
+    '/v1/session (429 too_many_attempts).',
+  body: { schema: VerifySchema, encodings: ['json', 'form'] },
+  responses: { 200: sessionAnswer('Verified: the new session') },
+  errors: { 403: ['session_required'], 429: ['too_many_attempts'] },
+  async handler({ actor, body, ctx, ip }, deps) {
+    agentOf(actor);
+    const found = (await currentSession(ctx, deps))!;
+    const agent = found.agent;
+    if (body.password === undefined && body.code === undefined)
+      throw validationError('password', 'is required (or, with two-factor on, a code as `code`)');
+    if (body.password === undefined && !agent.two_factor_secret)
+      throw validationError('code', 'two-factor is not on: send your password');
+    // Guesses through a session are limited as sign-ins are: counted first, forgiven when right.
+    const attempt = await countAttempt(deps, agent.email, ip);
+    if (body.password !== undefined) {
+      if (!(await verifyPassword(body.password, agent.password_hash)))
+        throw validationError('password', 'is not your password');
+    } else if (!(await useSecondFactor(deps.configStore, agent, body.code!, attempt.now)))
+      throw validationError('code', 'is wrong, or was used already');
+    await attempt.forgive();
+    // A new session id for the raised trust: a cookie copied before this does not share it.
+    await deps.sessions.remove(found.session.hash);
+    const view = await startSession(ctx, deps, agentNow(deps, agent.id));
+    await deps.audit.append(
+      auditEntry(deps.clock(), actor, 'session.verify', agent.id, { by: body.password ? 'password' : 'code' }),
+    );
+    return { body: view };
+  },
+});
+
 const CodeSchema = z.object({ code: z.string().trim().min(1).max(64) });
 
 const totpStart = route({
@@ -201,11 +244,13 @@ const totpOff = route({
   path: '/session/totp',
   access: 'staff',
   summary: 'Turn two-factor off, with a current code or a recovery code',
+  description: 'Needs a recent check of the password or a second factor (POST /v1/session/verify).',
   body: { schema: CodeSchema, encodings: ['json', 'form'] },
   responses: { 200: { description: 'Two-factor is off', schema: z.object({ two_factor_enabled: z.literal(false) }) } },
-  errors: { 403: ['session_required'], 409: ['two_factor_not_enabled'] },
+  errors: { 403: ['session_required', 'verification_required'], 409: ['two_factor_not_enabled'] },
   async handler({ actor, body }, deps) {
     const { agent: who } = agentOf(actor);
+    requireRecentVerification(actor, deps.clock().getTime());
     const agent = agentNow(deps, who.id);
     if (!agent.two_factor_secret) throw new ApiError(409, 'two_factor_not_enabled', 'Two-factor is not on.');
     if (!(await useSecondFactor(deps.configStore, agent, body.code, deps.clock().getTime())))
@@ -219,5 +264,5 @@ const totpOff = route({
   },
 });
 
-/** Signing in, who is signed in, signing out, the agent's own password and two-factor. */
-export const sessionRoutes = [signIn, show, signOut, changePassword, totpStart, totpConfirm, totpOff];
+/** Signing in, who is signed in, signing out, re-checking, the agent's own password and two-factor. */
+export const sessionRoutes = [signIn, show, signOut, changePassword, verify, totpStart, totpConfirm, totpOff];

@@ -138,6 +138,8 @@ export function sessionCookie(deps: SessionDeps): Credential {
       mode: 'live',
       agent: { id: agent.id, name: agent.name, role: agent.role },
       session: session.hash.slice(0, 12),
+      // A session is verified when it begins (sign-in, or POST /v1/session/verify, which starts a new one).
+      verified_at: session.created_at,
     };
   };
 }

@@ -24,7 +24,7 @@ function keepAnAdmin(before: StoredAgent[], after: StoredAgent[]) {
 /**
  * Creates an agent (no `id`) or updates one (`id`; 404 when unknown). Emails are unique regardless of
  * case. A password is stored only as its scrypt hash; an omitted password, two-factor secret or
- * passkey list keeps the stored one. With `one_time_password` the server makes the password (answered
+ * passkey list keeps the stored one; a new password removes the agent's passkeys. With `one_time_password` the server makes the password (answered
  * once, as `password`), and the agent must replace it at their first sign-in.
  */
 export async function upsertAgent(
@@ -51,8 +51,9 @@ export async function upsertAgent(
     password_hash: password ? await hashPassword(password) : (existing?.password_hash ?? null),
     two_factor_secret:
       input.two_factor_secret === undefined ? (existing?.two_factor_secret ?? null) : input.two_factor_secret,
-    // The admin can only empty the list (AgentInputSchema).
-    passkeys: input.passkeys ? [] : (existing?.passkeys ?? []),
+    // The admin can only empty the list (AgentInputSchema). A password set by an admin (a reset) ends
+    // the agent's passkeys too: one added by whoever had the account must not outlast the reset (issue 28).
+    passkeys: input.passkeys || password ? [] : (existing?.passkeys ?? []),
     // A password an admin sets is the agent's from then on; a one-time one is for one sign-in.
     must_change_password: oneTime ? true : input.password ? false : (existing?.must_change_password ?? false),
     // An admin resetting two-factor (two_factor_secret null) takes the recovery codes with it.
@@ -111,7 +112,8 @@ export async function createFirstAdmin(store: ConfigStore, email: string, at: Da
 
 /**
  * Gives the agent with this email (any case) a new one-time password; their sessions end (the
- * password they began with is gone). Undefined when no agent has the email.
+ * password they began with is gone), and so do their passkeys (`passkeys_removed` of them), which
+ * would otherwise sign in past the reset. Undefined when no agent has the email.
  */
 export async function resetAgentPassword(store: ConfigStore, email: string) {
   const wanted = email.trim().toLowerCase();
@@ -124,7 +126,8 @@ export async function resetAgentPassword(store: ConfigStore, email: string) {
       if (a.id === found.id) {
         a.password_hash = hash;
         a.must_change_password = true;
+        a.passkeys = [];
       }
   });
-  return { agent: found, password };
+  return { agent: found, password, passkeys_removed: found.passkeys.length };
 }
