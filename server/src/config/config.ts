@@ -48,6 +48,7 @@ const EnvSchema = z.object({
   TICKETING_INBOUND_MAX_MB: z.coerce.number().int().min(1).max(200).default(25),
   TICKETING_INBOUND_TLS_CERT: z.string().min(1).optional(),
   TICKETING_INBOUND_TLS_KEY: z.string().min(1).optional(),
+  TICKETING_INBOUND_PARSE_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(30_000),
   TICKETING_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'a PostgreSQL URL looks like postgres://user:password@host:5432/database')
@@ -124,6 +125,8 @@ export interface Config {
   customerMailPerHour: number;
   /** The built-in mail receiver (inbound/); undefined: off. */
   inboundSmtp: InboundSmtpConfig | undefined;
+  /** How long one mail (SMTP or IMAP) may take to parse before it is kept as failed (inbound/parser-thread.ts). */
+  inboundParseMs: number;
   /** How often /v1/events sends a comment to keep idle connections (and proxies) open. */
   eventsHeartbeatMs: number;
   /** Set: every store is in PostgreSQL and several instances may share it; unset: JSON files in dataDir. */
@@ -212,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             tlsCert: e.TICKETING_INBOUND_TLS_CERT,
             tlsKey: e.TICKETING_INBOUND_TLS_KEY,
           },
+    inboundParseMs: e.TICKETING_INBOUND_PARSE_TIMEOUT_MS,
     eventsHeartbeatMs: e.TICKETING_EVENTS_HEARTBEAT_SECONDS * 1000,
     database: e.TICKETING_DATABASE_URL
       ? {
