@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   TICKETING_RATE_LIMIT_PK_PER_MINUTE: count.default(60),
   TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES: count.default(10),
   TICKETING_RATE_LIMIT_SK_PER_MINUTE: count.default(600),
+  TICKETING_INBOUND_TICKETS_PER_CLIENT: count.default(30),
   TICKETING_KEY_FAILURES_PER_MINUTE: count.default(20),
   TICKETING_QUOTA_TICKET_FILES: count.default(50),
   TICKETING_QUOTA_TICKET_MB: megabytes.default(50),
@@ -65,6 +66,8 @@ export interface RateLimitConfig {
   pkPerMinute: number;
   pkCreatesPer10Minutes: number;
   skPerMinute: number;
+  /** New tickets by mail per client address (the SMTP receiver's client) and 10 minutes (inbound/mail-in.ts). */
+  mailClientCreatesPer10Minutes: number;
   /** Failed key lookups per client address and minute; on even when `enabled` is false (http/auth.ts). */
   keyFailuresPerMinute: number;
 }
@@ -187,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pkPerMinute: e.TICKETING_RATE_LIMIT_PK_PER_MINUTE,
       pkCreatesPer10Minutes: e.TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES,
       skPerMinute: e.TICKETING_RATE_LIMIT_SK_PER_MINUTE,
+      mailClientCreatesPer10Minutes: e.TICKETING_INBOUND_TICKETS_PER_CLIENT,
       keyFailuresPerMinute: e.TICKETING_KEY_FAILURES_PER_MINUTE,
     },
     quotas: {

@@ -89,8 +89,11 @@ export class MailIn {
     private readonly parser: ParserThread,
   ) {}
 
-  /** `recipients`: the envelope's RCPT TO, when known (SMTP); the To/Cc headers count as well. */
-  async process(raw: Buffer, recipients: string[] = []): Promise<Outcome> {
+  /**
+   * `recipients`: the envelope's RCPT TO, when known (SMTP); the To/Cc headers count as well.
+   * `client`: the address of the client that delivered the mail (SMTP), for its new-ticket limit.
+   */
+  async process(raw: Buffer, recipients: string[] = [], client?: string): Promise<Outcome> {
     const { deps } = this;
     const config = deps.configStore.get();
     const support = config.mail.from_address;
@@ -128,6 +131,16 @@ export class MailIn {
         600_000,
       );
       if (wait) return { kind: 'refused', reason: 'this sender opened too many tickets by mail in 10 minutes' };
+      // One client opened 30 tickets in seconds by changing From each time (issue 28).
+      if (
+        client &&
+        (await deps.rateLimiter.hit(
+          `mail-create-client|${client}`,
+          deps.config.rateLimit.mailClientCreatesPer10Minutes,
+          600_000,
+        ))
+      )
+        return { kind: 'refused', reason: 'this client address opened too many tickets by mail in 10 minutes' };
     }
 
     const checked = await this.checkFiles(mail, raw);

@@ -22,6 +22,11 @@ const ATTEMPTS = 5;
 export class MailSpool {
   private queue: Promise<void> = Promise.resolve();
   private failures = new Map<string, number>();
+  /**
+   * The client address each received mail came from (SMTP), for the per-client limit on new tickets.
+   * Kept in memory only: a mail processed after a restart counts for its sender address alone.
+   */
+  private clients = new Map<string, string>();
   /** Each processed mail's outcome (tests, logs). */
   readonly outcomes: { file: string; outcome: Outcome | { kind: 'failed'; reason: string } }[] = [];
 
@@ -47,9 +52,13 @@ export class MailSpool {
     void this.drain(); // what a crash or stop left behind
   }
 
-  /** Stores one received mail durably; resolves once it is on disk. The envelope's recipients go beside it. */
-  async accept(raw: Buffer, recipients: string[]): Promise<string> {
+  /**
+   * Stores one received mail durably; resolves once it is on disk. The envelope's recipients go beside
+   * it; `client`: the address of the client that delivered it (the SMTP receiver's), when known.
+   */
+  async accept(raw: Buffer, recipients: string[], client?: string): Promise<string> {
     const name = `${Date.now().toString().padStart(14, '0')}-${randomToken(12)}`;
+    if (client) this.clients.set(name, client);
     // The recipients first: a mail file is only ever processed with them known, or without (headers).
     await writeFileDurable(join(this.dir('spool'), `${name}.rcpt`), JSON.stringify(recipients));
     await writeFileDurable(join(this.dir('spool'), `${name}.eml`), raw);
@@ -87,7 +96,7 @@ export class MailSpool {
       .then((t) => JSON.parse(t) as string[])
       .catch(() => []);
     try {
-      const outcome = await this.mailIn.process(raw, recipients);
+      const outcome = await this.mailIn.process(raw, recipients, this.clients.get(name));
       this.outcomes.push({ file: name, outcome });
       if (outcome.kind === 'refused') {
         this.logger.warn({ file: name, reason: outcome.reason }, 'mail in: refused, kept for review');
@@ -97,6 +106,7 @@ export class MailSpool {
       this.logger.info({ file: name, ...outcome }, 'mail in');
       await unlinkDurable(eml);
       await unlinkDurable(rcpt);
+      this.clients.delete(name);
     } catch (err) {
       const attempts = (this.failures.get(name) ?? 0) + 1;
       this.failures.set(name, attempts);
@@ -113,6 +123,7 @@ export class MailSpool {
   }
 
   private async move(name: string, to: 'refused' | 'failed', reason: string) {
+    this.clients.delete(name);
     const target = this.dir(to);
     await writeFileDurable(join(target, `${name}.reason`), `${reason}\n`);
     await rename(join(this.dir('spool'), `${name}.eml`), join(target, `${name}.eml`));
