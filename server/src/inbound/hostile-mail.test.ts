@@ -98,6 +98,21 @@ describe('hostile mail (issue 28)', () => {
       expect(t).toMatchObject({ subject: 'after', message: 'still here' });
     }, 120_000);
 
+  it('takes a mail with NUL characters (which PostgreSQL refuses in text) as a ticket, without them', async () => {
+    const m = await startMailServer();
+    cleanup.push(m.close);
+    const { s, port } = m;
+    const raw =
+      headers('=?utf-8?Q?nul=00subject?=', 'Content-Type: text/plain; charset=utf-8\r\n') +
+      'Content-Transfer-Encoding: quoted-printable\r\n\r\nhello=00world\r\n';
+    await sendTo(port, { raw, from: 'mallory@evil.example', to: [SUPPORT] });
+    await s.running.inbound.spool.idle();
+    const out = s.running.inbound.spool.outcomes.at(-1)!.outcome;
+    expect(out.kind).toBe('created');
+    const t = (await s.call('GET', `/ticket?id=${(out as { ticket: string }).ticket}`)).body;
+    expect(t).toMatchObject({ subject: 'nulsubject', message: 'helloworld' });
+  }, 60_000);
+
   it('keeps a mail that cannot be parsed in time in the failed folder with the reason, tried once, and parses the next one', async () => {
     // A deadline far below what a 15 MB attachment takes to decode (about 2 s here), far above a small mail's.
     const m = await startMailServer({ env: { TICKETING_INBOUND_PARSE_TIMEOUT_MS: '300' } });
