@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   TICKETING_RATE_LIMIT_PK_PER_MINUTE: count.default(60),
   TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES: count.default(10),
   TICKETING_RATE_LIMIT_SK_PER_MINUTE: count.default(600),
+  TICKETING_INBOUND_TICKETS_PER_CLIENT: count.default(30),
   TICKETING_KEY_FAILURES_PER_MINUTE: count.default(20),
   TICKETING_QUOTA_TICKET_FILES: count.default(50),
   TICKETING_QUOTA_TICKET_MB: megabytes.default(50),
@@ -51,6 +52,7 @@ const EnvSchema = z.object({
   TICKETING_INBOUND_MAX_MB: z.coerce.number().int().min(1).max(200).default(25),
   TICKETING_INBOUND_TLS_CERT: z.string().min(1).optional(),
   TICKETING_INBOUND_TLS_KEY: z.string().min(1).optional(),
+  TICKETING_INBOUND_PARSE_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(30_000),
   TICKETING_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'a PostgreSQL URL looks like postgres://user:password@host:5432/database')
@@ -71,6 +73,8 @@ export interface RateLimitConfig {
   pkPerMinute: number;
   pkCreatesPer10Minutes: number;
   skPerMinute: number;
+  /** New tickets by mail per client address (the SMTP receiver's client) and 10 minutes (inbound/mail-in.ts). */
+  mailClientCreatesPer10Minutes: number;
   /** Failed key lookups per client address and minute; on even when `enabled` is false (http/auth.ts). */
   keyFailuresPerMinute: number;
 }
@@ -131,6 +135,8 @@ export interface Config {
   customerMailPerHour: number;
   /** The built-in mail receiver (inbound/); undefined: off. */
   inboundSmtp: InboundSmtpConfig | undefined;
+  /** How long one mail (SMTP or IMAP) may take to parse before it is kept as failed (inbound/parser-thread.ts). */
+  inboundParseMs: number;
   /** How often /v1/events sends a comment to keep idle connections (and proxies) open. */
   eventsHeartbeatMs: number;
   /** How often each open /events stream's credential is checked again (a revoked one ends the stream). */
@@ -212,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pkPerMinute: e.TICKETING_RATE_LIMIT_PK_PER_MINUTE,
       pkCreatesPer10Minutes: e.TICKETING_RATE_LIMIT_PK_CREATES_PER_10_MINUTES,
       skPerMinute: e.TICKETING_RATE_LIMIT_SK_PER_MINUTE,
+      mailClientCreatesPer10Minutes: e.TICKETING_INBOUND_TICKETS_PER_CLIENT,
       keyFailuresPerMinute: e.TICKETING_KEY_FAILURES_PER_MINUTE,
     },
     quotas: {
@@ -240,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             tlsCert: e.TICKETING_INBOUND_TLS_CERT,
             tlsKey: e.TICKETING_INBOUND_TLS_KEY,
           },
+    inboundParseMs: e.TICKETING_INBOUND_PARSE_TIMEOUT_MS,
     eventsHeartbeatMs: e.TICKETING_EVENTS_HEARTBEAT_SECONDS * 1000,
     eventsRecheckMs: e.TICKETING_EVENTS_RECHECK_SECONDS * 1000,
     eventsPerCredential: e.TICKETING_EVENTS_PER_CREDENTIAL,

@@ -25,7 +25,7 @@ interface Part {
   filename?: string | undefined;
   contentType: string;
   related?: boolean | undefined;
-  content: Buffer;
+  content: Uint8Array;
 }
 
 /**

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { AddressObject, ParsedMail } from 'mailparser';
 import type { Logger } from 'pino';
 import { checkBlocklists } from '../abuse/blocklist.js';
 import type { Config } from '../config/config.js';
@@ -16,18 +15,11 @@ import type { FileBlob, StoredTicket, TicketStore } from '../store/ticket-store.
 import type { IdempotencyCache } from '../tickets/idempotency.js';
 import { derive } from '../tickets/sla.js';
 import { firstOpenStatus, isClosedStatus, setStatus } from '../tickets/statuses.js';
-import { bounceOf, loopReason, senderOf, type Bounce } from './classify.js';
+import { loopReason, type Bounce } from './classify.js';
 import { attachmentName } from './attachment-names.js';
-import { replyText } from './reply-text.js';
+import { MESSAGE_MAX, type ParsedInbound } from './parse-mail.js';
+import { MailParseFailed, type ParserThread } from './parser-thread.js';
 import { senderVerified, type DnsResolver, type SmtpSession } from './verify-sender.js';
-
-// Loaded with the first mail, not at every start of the server: mailparser, html-to-text and their
-// character sets cost some 0.3 s, and most servers take no mail in.
-const mailParsing = async () => ({
-  simpleParser: (await import('mailparser')).simpleParser,
-  htmlToText: (await import('html-to-text')).convert,
-});
-type HtmlToText = Awaited<ReturnType<typeof mailParsing>>['htmlToText'];
 
 export interface InboundDeps {
   configStore: ConfigStore;
@@ -64,16 +56,12 @@ export const BOUNCING_TAG = 'email-bouncing';
 const SCOPE = 'mail|live|inbound';
 const SUBJECT_MAX = 300;
 const NAME_MAX = 200;
-const MESSAGE_MAX = 50_000;
 const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 const oneLine = (s: string, max: number) =>
   s
     .replace(/[\r\n\t]+/g, ' ')
     .trim()
     .slice(0, max);
-
-const addresses = (field: AddressObject | AddressObject[] | undefined) =>
-  (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value.map((v) => v.address ?? ''));
 
 interface Checked {
   ok: CheckedFile[];
@@ -84,40 +72,46 @@ interface Checked {
 
 /**
  * Turns one mail into a ticket or a reply (or a bounce mark, or nothing, for automatic mail): parsed
- * with mailparser, new text only (reply-text.ts), attachments through the upload checks, the original
- * kept as an .eml attachment. Idempotent by Message-ID for as long as Idempotency-Keys are kept (24 h):
- * a redelivery, or the spool processing a mail again after a crash, finds what the first delivery made.
+ * in the parser thread (parse-mail.ts: new text only, bounded), attachments through the upload checks,
+ * the original kept as an .eml attachment. Idempotent by Message-ID for as long as Idempotency-Keys are
+ * kept (24 h): a redelivery, or the spool processing a mail again after a crash, finds what the first
+ * delivery made.
  */
 export class MailIn {
-  constructor(private readonly deps: InboundDeps) {}
+  constructor(
+    private readonly deps: InboundDeps,
+    private readonly parser: ParserThread,
+  ) {}
 
   /**
    * `recipients`: the envelope's RCPT TO, when known (SMTP); the To/Cc headers count as well.
-   * `session`: who handed us the mail over SMTP (none over IMAP), for the sender's SPF check.
+   * `session`: who handed us the mail over SMTP (none over IMAP), for the sender's SPF check and the
+   * client's new-ticket limit.
    */
   async process(raw: Buffer, recipients: string[] = [], session?: SmtpSession): Promise<Outcome> {
     const { deps } = this;
     const config = deps.configStore.get();
     const support = config.mail.from_address;
     if (!support) throw new UnusableMail('mail.from_address is not set: there is no support address');
-    const { simpleParser, htmlToText } = await mailParsing();
-    const mail = await simpleParser(raw, { skipImageLinks: true });
-    const sender = senderOf(mail);
+    const mail = await this.parser.parse(raw).catch((err: unknown) => {
+      // Parsing this mail failed for what it is (its shape, its size): trying again changes nothing.
+      throw err instanceof MailParseFailed ? new UnusableMail(err.message) : err;
+    });
+    const sender = mail.sender;
     if (!sender || !sender.includes('@')) throw new UnusableMail('the mail names no sender address');
 
-    const bounce = bounceOf(mail, raw);
-    if (bounce) return this.bounce(bounce, support);
+    if (mail.bounce) return this.bounce(mail.bounce, support);
     const loop = loopReason(mail, support);
     if (loop) return { kind: 'ignored', reason: loop };
 
-    const messageId = mail.messageId?.trim() || null;
+    const messageId = mail.messageId;
     const key =
       messageId && /^[\x20-\x7e]{1,200}$/.test(messageId)
         ? messageId
         : `sha256:${createHash('sha256').update(raw).digest('hex')}`;
-    const text = this.text(mail, htmlToText);
+    const text = mail.text;
     try {
-      checkBlocklists(config.blocklists, { ip: '', email: sender, texts: [mail.subject ?? '', text] });
+      checkBlocklists(config.blocklists, { ip: '', email: sender, texts: [mail.subject, text] });
     } catch (err) {
       if (err instanceof ApiError) return { kind: 'refused', reason: 'the sender or text is on a blocklist' };
       throw err;
@@ -134,6 +128,17 @@ export class MailIn {
         600_000,
       );
       if (wait) return { kind: 'refused', reason: 'this sender opened too many tickets by mail in 10 minutes' };
+      // One client opened 30 tickets in seconds by changing From each time (issue 28).
+      const client = session?.clientIp;
+      if (
+        client &&
+        (await deps.rateLimiter.hit(
+          `mail-create-client|${client}`,
+          deps.config.rateLimit.mailClientCreatesPer10Minutes,
+          600_000,
+        ))
+      )
+        return { kind: 'refused', reason: 'this client address opened too many tickets by mail in 10 minutes' };
     }
 
     const checked = await this.checkFiles(mail, raw);
@@ -191,12 +196,12 @@ export class MailIn {
         }
         const id = newId('tkt');
         const files = this.attach(checked, undefined, at, id, null);
-        const fromName = mail.from?.value[0]?.name?.trim();
+        const fromName = mail.name;
         const created = await store.create({
           ticket: derive(
             {
               id,
-              subject: oneLine(mail.subject ?? '', SUBJECT_MAX) || '(no subject)',
+              subject: oneLine(mail.subject, SUBJECT_MAX) || '(no subject)',
               message: withNote(text, files.refused),
               name: oneLine(fromName || sender.slice(0, sender.indexOf('@')), NAME_MAX),
               email: sender,
@@ -245,10 +250,7 @@ export class MailIn {
    * never opens a ticket or sends mail.
    */
   private async bounce(bounce: Bounce, support: string): Promise<Outcome> {
-    const ids = ticketsOfMessageIds(
-      [...bounce.text.matchAll(/<[^<>\s]+@[^<>\s]+>/g)].map((m) => m[0]),
-      support,
-    );
+    const ids = ticketsOfMessageIds(bounce.messageIds, support);
     const marked: string[] = [];
     for (const id of ids) {
       const updated = await this.deps.tickets.live.update(id, (current) => {
@@ -264,15 +266,6 @@ export class MailIn {
     return { kind: 'bounce', tickets: marked };
   }
 
-  /** The new text: the plain part (or text made from the HTML), without quotes (reply-text.ts). */
-  private text(mail: ParsedMail, htmlToText: HtmlToText): string {
-    // mailparser makes text from the HTML only when the HTML is the whole mail, not inside a
-    // multipart/related (HTML with inline images): made here then, the same way.
-    const whole = (mail.text?.trim() || (mail.html ? htmlToText(mail.html, { wordwrap: false }) : '')).trim();
-    const { text } = replyText(whole);
-    return text.slice(0, MESSAGE_MAX) || '(no text)';
-  }
-
   /**
    * The ticket this mail answers, if its sender is that ticket's customer: by the reply address's
    * token, else by our Message-IDs in In-Reply-To/References. Anyone else's mail opens a new ticket:
@@ -281,7 +274,7 @@ export class MailIn {
    * domain vouches for it (DKIM, or SPF with our SMTP session); otherwise it is `unverified` (issue 28).
    */
   private async ticketFor(
-    mail: ParsedMail,
+    mail: ParsedInbound,
     recipients: string[],
     sender: string,
     support: string,
@@ -290,9 +283,9 @@ export class MailIn {
     session: SmtpSession | undefined,
   ): Promise<{ ticket: StoredTicket; unverified: boolean } | undefined> {
     const store = this.deps.tickets.live;
-    const rcpts = [...recipients, ...addresses(mail.to), ...addresses(mail.cc)];
+    const rcpts = [...recipients, ...mail.to, ...mail.cc];
     const byToken = rcpts.map((r) => ticketOfReplyAddress(r, support, secret)).filter((t) => t !== undefined);
-    const refs = [...(typeof mail.references === 'string' ? [mail.references] : (mail.references ?? []))];
+    const refs = [...mail.references];
     if (mail.inReplyTo) refs.push(mail.inReplyTo);
     for (const id of [...new Set([...byToken, ...ticketsOfMessageIds(refs, support)])]) {
       const t = await store.get(id);
@@ -314,7 +307,7 @@ export class MailIn {
    * The mail's files that pass the upload checks (types, 5 MB, sniffed content; inline images too),
    * the refused ones named with the reason, and the original mail whole as an .eml for support.
    */
-  private async checkFiles(mail: ParsedMail, raw: Buffer): Promise<Checked> {
+  private async checkFiles(mail: ParsedInbound, raw: Buffer): Promise<Checked> {
     const ok: CheckedFile[] = [];
     const refused: string[] = [];
     for (const [i, a] of mail.attachments.entries()) {
@@ -324,7 +317,8 @@ export class MailIn {
         continue;
       }
       try {
-        ok.push(await checkFile({ field: 'attachments', filename: name, data: a.content }, 'attachments'));
+        const data = Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength);
+        ok.push(await checkFile({ field: 'attachments', filename: name, data }, 'attachments'));
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         refused.push(`${name} (${err.message})`);

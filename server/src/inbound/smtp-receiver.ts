@@ -12,7 +12,14 @@ import type { MailSpool } from './spool.js';
 const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
 
 /** Connections at once: a small shop's MX hands over a few at a time; more wait (421 and retry). */
-const MAX_CONNECTIONS = 20;
+const MAX_CONNECTIONS = 100;
+/**
+ * Connections at once from one client address: one client holding every connection open locked out
+ * every other sender (issue 28). A mail server delivers over a handful at most; beyond, 421 and retry.
+ */
+const MAX_PER_CLIENT = 5;
+/** A connection silent this long is closed (an MTA between commands waits far less). */
+const IDLE_MS = 30_000;
 
 export interface SmtpReceiver {
   port: number;
@@ -23,7 +30,8 @@ export interface SmtpReceiver {
  * The built-in receiver (TICKETING_INBOUND_SMTP_PORT): takes mail for the support address and its
  * `+…` reply addresses only (anything else 550 at RCPT, so it is no open relay and no backscatter
  * source), refuses mail above the size limit, offers STARTTLS when a certificate is configured, and
- * says 250 only once the mail is on disk in the spool.
+ * says 250 only once the mail is on disk in the spool. One client address holds at most
+ * MAX_PER_CLIENT connections, and an idle one is closed after IDLE_MS.
  */
 export async function startSmtpReceiver(
   config: InboundSmtpConfig,
@@ -32,6 +40,9 @@ export async function startSmtpReceiver(
   logger: Logger,
 ): Promise<SmtpReceiver> {
   const tls = config.tlsCert && config.tlsKey;
+  // Open connections per client address, and the sessions counted there (a refused one is not).
+  const perClient = new Map<string, number>();
+  const counted = new Set<string>();
   const options: SMTPServerOptions = {
     name: hostname(),
     banner: 'Ticketing mail receiver',
@@ -42,8 +53,22 @@ export async function startSmtpReceiver(
     disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
     ...(tls ? { key: readFileSync(config.tlsKey!), cert: readFileSync(config.tlsCert!) } : {}),
     logger: false,
-    socketTimeout: 60_000,
+    socketTimeout: IDLE_MS,
     closeTimeout: 1_000,
+    onConnect(session, done) {
+      const open = perClient.get(session.remoteAddress) ?? 0;
+      if (open >= MAX_PER_CLIENT)
+        return done(smtpError(421, '4.7.0 Too many connections from your address; try again later'));
+      perClient.set(session.remoteAddress, open + 1);
+      counted.add(session.id);
+      done();
+    },
+    onClose(session) {
+      if (!counted.delete(session.id)) return;
+      const open = (perClient.get(session.remoteAddress) ?? 1) - 1;
+      if (open > 0) perClient.set(session.remoteAddress, open);
+      else perClient.delete(session.remoteAddress);
+    },
     onRcptTo(address, _session, done) {
       const support = configStore.get().mail.from_address;
       if (!support) return done(smtpError(451, '4.3.0 Mail is not configured here yet; try again later'));

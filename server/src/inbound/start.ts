@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { ImapReader } from './imap-reader.js';
 import { MailIn } from './mail-in.js';
+import { ParserThread } from './parser-thread.js';
 import { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver.js';
 import { MailSpool } from './spool.js';
 
@@ -22,7 +23,8 @@ export interface Inbound {
  * left there is processed.
  */
 export async function startInbound(deps: Deps, dataDir: string): Promise<Inbound> {
-  const spool = new MailSpool(dataDir, new MailIn(deps), deps.logger);
+  const parser = new ParserThread(deps.config.inboundParseMs, deps.logger);
+  const spool = new MailSpool(dataDir, new MailIn(deps, parser), deps.logger);
   await spool.open();
   const smtp = deps.config.inboundSmtp
     ? await startSmtpReceiver(deps.config.inboundSmtp, deps.configStore, spool, deps.logger)
@@ -40,6 +42,7 @@ export async function startInbound(deps: Deps, dataDir: string): Promise<Inbound
       await smtp?.close();
       await imap.stop();
       await spool.idle();
+      await parser.close();
     },
   };
 }

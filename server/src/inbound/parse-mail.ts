@@ -1,0 +1,135 @@
+import { convert as htmlToText } from 'html-to-text';
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { autoHeadersOf, bounceOf, senderOf, type AutoHeaders, type Bounce } from './classify.js';
+import { replyText } from './reply-text.js';
+
+/**
+ * What the pipeline takes from one mail: plain data only (it crosses from the parser thread to the
+ * main thread by structured clone), every string without NUL characters (PostgreSQL refuses them in
+ * text, so such a mail would never become a ticket).
+ */
+export interface ParsedInbound {
+  /** From's address, lower-cased; "" when the mail names none. */
+  sender: string;
+  /** From's display name, trimmed; "" when none. */
+  name: string;
+  subject: string;
+  /** The new text (reply-text.ts), at most MESSAGE_MAX characters; "(no text)" when there is none. */
+  text: string;
+  messageId: string | null;
+  inReplyTo: string | undefined;
+  references: string[];
+  to: string[];
+  cc: string[];
+  auto: AutoHeaders;
+  /** Set for a delivery failure report (classify.ts). */
+  bounce: Bounce | undefined;
+  attachments: MailFile[];
+}
+
+export interface MailFile {
+  /** "" when the mail names none. */
+  filename: string;
+  contentType: string;
+  /** An inline part (multipart/related), such as an image in the HTML. */
+  related: boolean;
+  content: Uint8Array;
+}
+
+/** The longest new text kept (the ticket's message). */
+export const MESSAGE_MAX = 50_000;
+
+// Caps on what each parser is given, so that no mail's shape makes one of them slow (issue 28). A
+// mail longer than these keeps its beginning (where the new text is) and the original as an .eml.
+/**
+ * HTML characters handed to html-to-text, and the nesting it is given: its time grows faster than the
+ * depth (200 KB of nested <div> took 1.9 s, even with its own maxDepth), and it recurses.
+ */
+const HTML_MAX = 256 * 1024;
+const HTML_MAX_DEPTH = 64;
+/** Text handed to the quote rules: email-reply-parser's time grows with the square of the lines. */
+const TEXT_MAX = 200_000;
+const REPLY_MAX_LINES = 2_000;
+
+const noNul = (s: string) => s.replace(/\0/g, '');
+
+const addresses = (field: AddressObject | AddressObject[] | undefined) =>
+  (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value.map((v) => noNul(v.address ?? '')));
+
+/** Parses one mail as it arrived (runs in the parser thread: parser-thread.ts). */
+export async function parseMail(raw: Buffer): Promise<ParsedInbound> {
+  const mail = await simpleParser(raw, {
+    // Text from HTML is made below, on bounded input; HTML from text and links are never used.
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+    skipImageLinks: true,
+  });
+  const references = typeof mail.references === 'string' ? [mail.references] : (mail.references ?? []);
+  return {
+    sender: noNul(senderOf(mail)),
+    name: noNul(mail.from?.value[0]?.name?.trim() ?? ''),
+    subject: noNul(mail.subject ?? ''),
+    text: newText(mail),
+    messageId: noNul(mail.messageId?.trim() ?? '') || null,
+    inReplyTo: mail.inReplyTo === undefined ? undefined : noNul(mail.inReplyTo),
+    references: references.map(noNul),
+    to: addresses(mail.to),
+    cc: addresses(mail.cc),
+    auto: autoHeadersOf(mail),
+    bounce: bounceOf(mail, raw),
+    attachments: mail.attachments.map((a) => ({
+      filename: noNul(a.filename ?? ''),
+      contentType: noNul(a.contentType),
+      related: Boolean(a.related),
+      content: a.content,
+    })),
+  };
+}
+
+/** The new text: the plain part (or text made from the HTML), without quotes unless forwarded. */
+function newText(mail: ParsedMail): string {
+  // mailparser makes no text from the HTML here (skipHtmlToText): made here, on bounded input, for an
+  // HTML-only mail and for HTML inside a multipart/related (HTML with inline images) alike.
+  const html = typeof mail.html === 'string' ? mail.html : '';
+  const whole = bounded(
+    mail.text?.trim() ||
+      (html
+        ? htmlToText(flattened(html.slice(0, HTML_MAX)), {
+            wordwrap: false,
+            limits: { maxInputLength: HTML_MAX, maxDepth: HTML_MAX_DEPTH },
+          })
+        : ''),
+  );
+  // A forwarded mail's quoted part is the point of it: replyText keeps it.
+  const { text } = replyText(whole);
+  return text.slice(0, MESSAGE_MAX) || '(no text)';
+}
+
+/** Elements that have no end tag: they open no level. */
+const VOID = new Set('area base br col embed hr img input link meta param source track wbr'.split(' '));
+
+/**
+ * The HTML with every tag deeper than HTML_MAX_DEPTH left out (their text stays), in one pass. Tags
+ * are told apart by a pattern that never reads past the next `<`, so no character is read twice.
+ */
+function flattened(html: string): string {
+  let depth = 0;
+  return html.replace(/<(\/?)([a-zA-Z][a-zA-Z0-9-]*)[^<>]*>/g, (tag, close: string, name: string) => {
+    if (VOID.has(name.toLowerCase()) || tag.endsWith('/>')) return tag;
+    if (close) return depth-- > HTML_MAX_DEPTH ? '' : tag;
+    return ++depth > HTML_MAX_DEPTH ? '' : tag;
+  });
+}
+
+/**
+ * The text the quote rules read: without NUL characters, runs of blank lines made one (a person's
+ * text reads the same; 30,000 empty lines took email-reply-parser 19 s), its first lines only.
+ */
+function bounded(text: string): string {
+  const lines = noNul(text.slice(0, TEXT_MAX))
+    .replace(/\r\n?/g, '\n')
+    .replace(/\n[ \t]*\n(?:[ \t]*\n)+/g, '\n\n')
+    .split('\n', REPLY_MAX_LINES);
+  return lines.join('\n').trim();
+}
