@@ -282,6 +282,9 @@ function startDeliveries(deps: Deps) {
   deps.events.on(webhookListener(deps));
   deps.events.on(auditTicketEvents(deps.audit, deps.clock));
   endSessionsOnAgentChange(deps.configStore, deps.sessions, deps.logger);
+  // An agent deactivated or given a new password: their open event streams end now, not at the next
+  // periodic check (a session's check reads the agent from the configuration).
+  deps.configStore.onChange(() => void deps.live.recheck());
   // Last: a customer's poll and the console's stream see the ticket as rules left it.
   deps.events.on(deps.watchers.listener);
   deps.events.on(deps.live.listener());

@@ -9,7 +9,7 @@ import { moduleDisabled } from './errors.js';
 import { parseQuery } from './query.js';
 import { checkRateLimit, type RateLimiter } from './rate-limit.js';
 import { API_PREFIX, type RequestHeader, type RouteDef, type RouteRequest } from './route.js';
-import { validate } from './validate.js';
+import { refuseNul, validate } from './validate.js';
 import './state.js';
 
 /** What the routes' checks need from the app; nothing else of it reaches http/. */
@@ -84,8 +84,12 @@ export function mountRoutes<D>(
         if (route.stores) await options.storing(actor, ctx.ip, route.stores);
       }
       // The query as ctx.query would give it, parsed faster (http/query.ts).
-      const query = route.query ? validate(route.query, parseQuery(ctx.querystring)) : undefined;
+      // Every string a request sends passes here: a NUL in any of them is 400 (http/validate.ts).
+      const rawQuery = route.query ? parseQuery(ctx.querystring) : undefined;
+      if (rawQuery) refuseNul(rawQuery);
+      const query = route.query ? validate(route.query, rawQuery) : undefined;
       const { fields, files } = route.body ? await readBody(ctx, opts) : { fields: {}, files: [] };
+      if (route.body) refuseNul(fields);
       const body = route.body ? validate(route.body.schema, fields) : undefined;
       const req: RouteRequest<'customer', unknown, unknown> = {
         actor: actor!,

@@ -194,9 +194,10 @@ export class LiveEvents {
   /**
    * Asks every stream whether its credential still holds and ends those whose credential ended
    * (signed out, deactivated, password changed, key revoked, on whichever instance). The client's
-   * reconnect then gets 401: the console signs out instead of retrying. One round at a time.
+   * reconnect then gets 401: the console signs out instead of retrying. One round at a time. Runs
+   * every recheckMs, and at once when this instance sees the configuration change (boot.ts).
    */
-  private async recheck() {
+  async recheck() {
     if (this.rechecking) return;
     this.rechecking = true;
     try {

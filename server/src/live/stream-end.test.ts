@@ -73,6 +73,17 @@ describe('an open /v1/events stream ends with its credential', () => {
     });
   });
 
+  it('at once when an admin on this instance deactivates the agent, without waiting for the periodic check', async () => {
+    const s = await server({ TICKETING_EVENTS_RECHECK_SECONDS: '60' });
+    const agent = await signedInAgent(s);
+    const c = await listen(s, asAgent(agent));
+    const res = await s.call('POST', '/admin?r=agents', {
+      json: { id: agent.agent.id, name: agent.agent.name, email: agent.agent.email, active: false },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await endsWithin(c, 5000)).toBeLessThan(5000);
+  });
+
   it('when the agent signs out (in another tab)', async () => {
     const s = await server();
     const agent = await signedInAgent(s);

@@ -2,9 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { signedInAgent } from '../test-support/agents.js';
 import { startChild } from '../test-support/child-server.js';
 import { eventually, startReceiver } from '../test-support/receiver.js';
 import { createTicket, makeKeys, startServer, ticketInput, type TestServer } from '../test-support/server.js';
+import { openSse } from '../test-support/sse.js';
 import { createTestDatabase, dropTestDatabase } from '../test-support/test-database.js';
 
 // Two servers on one PostgreSQL database, as two instances behind a load balancer would run. This
@@ -235,5 +237,44 @@ describe('several instances on one database', () => {
       const res = await fetch(`${b.url}/v1/ticket?id=${id}`, { headers: { Authorization: `Bearer ${keys.sk}` } });
       expect(res.status, id).toBe(200);
     }
+  });
+});
+
+describe('an event stream on one instance', () => {
+  it('ends when its agent signs out on the other, and when its key is revoked there', async () => {
+    const [a, b] = await twoInstances({ TICKETING_EVENTS_RECHECK_SECONDS: '1' });
+    const agent = await signedInAgent(a);
+    const stream = await openSse(`${a.base}/events`, { Cookie: agent.cookie });
+    cleanup.push(async () => stream.close());
+    await stream.next((e) => e.comment === 'connected');
+    const first = await createTicket(b);
+    await stream.next((e) => e.data?.ticket?.id === first.id); // b's events reach a's stream
+    // Signed out on b (the same session, sent there).
+    const out = await fetch(`${b.base}/session`, {
+      method: 'DELETE',
+      headers: { Cookie: agent.cookie, 'X-CSRF-Token': agent.csrf },
+    });
+    expect(out.status).toBe(200);
+    const ended = await Promise.race([
+      stream.ended.then(() => true),
+      new Promise((ok) => setTimeout(() => ok(false), 10_000)),
+    ]);
+    expect(ended, 'the stream on a is still open 10 s after the sign-out on b').toBe(true);
+    const after = await createTicket(b, { name: 'After Person' });
+    await new Promise((ok) => setTimeout(ok, 300));
+    expect(JSON.stringify(stream.events)).not.toContain(after.id);
+
+    // A key made and revoked on b: its stream on a ends too.
+    const made = await b.call('POST', '/admin?r=keys', { json: { kind: 'secret', mode: 'live', label: 'script' } });
+    expect(made.status, made.text).toBe(201);
+    const byKey = await openSse(`${a.base}/events`, { Authorization: `Bearer ${made.body.key as string}` });
+    cleanup.push(async () => byKey.close());
+    await byKey.next((e) => e.comment === 'connected');
+    expect((await b.call('DELETE', `/admin?r=keys&id=${made.body.api_key.id as string}`)).status).toBe(200);
+    const keyEnded = await Promise.race([
+      byKey.ended.then(() => true),
+      new Promise((ok) => setTimeout(() => ok(false), 10_000)),
+    ]);
+    expect(keyEnded, 'the key’s stream on a is still open 10 s after the key was revoked on b').toBe(true);
   });
 });
