@@ -4,12 +4,17 @@ import { shared } from './vite.shared.js';
 // Build 1 of 3: the panel (Preact app) as ES modules with hashed names, loaded by widget.js on first
 // open. Hashed files never change, so the server caches them forever.
 // Loaded on demand (dynamic import()): the locale tables and the rarely seen views.
+// The Markdown parser (markdown-it and what it imports) goes with markdown.tsx.
 const LAZY =
-  /\/src\/(watch\.ts|styles\/badge\.css|state\/validate\.ts|i18n\/\w+\.ts|components\/(Article|Files|Rating|Tickets|Turnstile|markdown)\.tsx)/;
+  /\/src\/(watch\.ts|styles\/badge\.css|state\/validate\.ts|i18n\/\w+\.ts|components\/(Article|Files|Rating|Tickets|Turnstile|markdown|plain-text)\.tsx)|\/node_modules\/(\.pnpm\/)?(markdown-it|mdurl|uc\.micro|entities|linkify-it|punycode\.js)[@/]/;
 
 export default defineConfig(
   mergeConfig(shared, {
     build: {
+      // No preloading of what a lazily loaded view imports (markdown.tsx's chunk imports plain-text's):
+      // it adds <link rel="modulepreload"> to the host page's <head> and lists those files in the
+      // panel, which has no bytes to spare. A view's imports are fetched when its file is read instead.
+      modulePreload: false,
       outDir: 'dist',
       emptyOutDir: true,
       manifest: true,

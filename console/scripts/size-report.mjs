@@ -1,12 +1,14 @@
 // Prints raw, gzip and brotli sizes of every file of the built console and fails the build when what an
 // agent loads to work (index.html and the scripts and stylesheets it names) is over 60 KB gzip, or the
-// whole console with every lazily loaded chunk (settings screens, reports, passkeys) over 120 KB gzip.
+// whole console with every lazily loaded chunk (settings screens, reports, passkeys, the Markdown parser)
+// over 150 KB gzip. (120 KB until a CommonMark parser, markdown-it: 40.5 KB, loaded with the first
+// Markdown shown, replaced the hand-written subset that corrupted text.)
 import { readFileSync, readdirSync } from 'node:fs';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const dist = new URL('../dist/', import.meta.url);
 const FIRST_LOAD_BUDGET = 60 * 1024;
-const WHOLE_BUDGET = 120 * 1024;
+const WHOLE_BUDGET = 150 * 1024;
 
 const measure = (path) => {
   const data = readFileSync(new URL(path, dist));

@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import { Markdown } from '@ticketing/widget/markdown';
+import { Markdown } from '@ticketing/widget/text';
 import type { ConsoleTicket } from '../api/types.js';
 import { fill } from '../i18n/t.js';
 import { useStore } from '../state/context.js';

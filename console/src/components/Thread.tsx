@@ -1,4 +1,4 @@
-import { Markdown } from '@ticketing/widget/markdown';
+import { Markdown, PlainText } from '@ticketing/widget/text';
 import type { ActivityEntry, Attachment, ConsoleReply, ConsoleTicket } from '../api/types.js';
 import { fill, type Strings } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
@@ -74,7 +74,15 @@ function Message({ ticket, reply }: { ticket: ConsoleTicket; reply: ConsoleReply
           {fill(t.unverifiedSender, { email: ticket.email })}
         </p>
       )}
-      <Markdown source={reply.message} />
+      {/* The customer's words as written (.plain keeps their line breaks and spaces), and so the words
+          of a mail that claims to be theirs; agents' replies and notes are Markdown. */}
+      {kind === 'customer' || kind === 'unverified' ? (
+        <div class="plain">
+          <PlainText source={reply.message} />
+        </div>
+      ) : (
+        <Markdown source={reply.message} />
+      )}
       {reply.attachments.length > 0 && <Files ticketId={ticket.id} files={reply.attachments} />}
     </li>
   );

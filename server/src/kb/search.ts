@@ -1,5 +1,6 @@
 import { stemmer as stemEnglish } from '@orama/stemmers/english';
 import { stemmer as stemGerman } from '@orama/stemmers/german';
+import MarkdownIt from 'markdown-it';
 import MiniSearch, { type SearchResult } from 'minisearch';
 import type { CustomerLocale } from '../i18n/locales.js';
 import type { Article } from '../model/index.js';
@@ -148,16 +149,24 @@ function clip(plain: string, start: number, max = EXCERPT_MAX): string {
   return rest.length <= room ? lead + rest : `${lead}${rest.slice(0, room - 1).replace(/\s+\S*$/, '')}…`;
 }
 
+// The articles' Markdown parsed as the widget and the console parse it (widget/src/components/markdown.tsx:
+// CommonMark, `~~strikethrough~~`, raw HTML as text), so an excerpt and the search read the words the
+// reader sees: `SPRING_SALE_2026` keeps its underscores and `2 * 3` its stars. Code blocks are left out.
+// markdown-it works in time proportional to the body, whatever marks it leaves unclosed.
+const markdown = new MarkdownIt('commonmark', { html: false }).enable('strikethrough');
+
+type Token = ReturnType<typeof markdown.parse>[number];
+
 function toPlain(body: string): string {
-  return (
-    body
-      .replace(/```[\s\S]*?```/g, ' ')
-      // Links and images: their text. The label stops at a bracket and the address at a parenthesis, so
-      // a failed try never scans past the next one: linear, where `[^)]*` took the square of `[](`×n.
-      .replace(/!?\[([^[\]]*)\]\([^()]*\)/g, '$1')
-      .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '') // headings, quotes, list markers
-      .replace(/(\*\*|__|\*|_|`|~~)/g, '') // emphasis and code marks
-      .replace(/\s+/g, ' ')
-      .trim()
-  );
+  const words: string[] = [];
+  const walk = (tokens: Token[]) => {
+    for (const t of tokens) {
+      if (t.children) walk(t.children);
+      else if (t.type === 'text' || t.type === 'code_inline') words.push(t.content);
+      // Between blocks and lines a space, so words do not run together; emphasis and links add nothing.
+      else if ((t.block && t.type !== 'fence' && t.type !== 'code_block') || t.type.endsWith('break')) words.push(' ');
+    }
+  };
+  walk(markdown.parse(body, {}));
+  return words.join('').replace(/\s+/g, ' ').trim();
 }

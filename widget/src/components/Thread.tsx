@@ -1,17 +1,12 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { useStore } from '../state/context.js';
 import { lazy } from './lazy.js';
+import { Markdown, PlainText } from './lazy-text.js';
 import { ReplyBox } from './ReplyBox.js';
 
 // Files and the rating are code of their own, fetched when a thread has files or is closed.
 const Files = lazy(() => import('./Files.js').then((m) => m.Files));
 const Rating = lazy(() => import('./Rating.js').then((m) => m.Rating));
-// Support's replies show as typed until the renderer is there; it is preloaded when a thread opens,
-// while the ticket itself is fetched.
-const Markdown = lazy(
-  () => import('./markdown.js').then((m) => m.Markdown),
-  (props: { source: string }) => props.source,
-);
 
 const POLL_MS = 10_000;
 
@@ -38,7 +33,6 @@ export function Thread({ id, email }: { id: string; email: string }) {
   const s = useStore();
   const { t, config } = s;
   useEffect(() => {
-    Markdown.preload();
     const poll = () => !document.hidden && void s.refresh(id, email);
     const timer = setInterval(poll, POLL_MS);
     document.addEventListener('visibilitychange', poll);
@@ -59,15 +53,14 @@ export function Thread({ id, email }: { id: string; email: string }) {
       </p>
       <article class="msg mine">
         <header>{t.you}</header>
-        {ticket.message}
+        <PlainText source={ticket.message} />
         {ticket.attachments.length > 0 && <Files list={ticket.attachments} />}
       </article>
       {ticket.replies.map((r) => (
         <article class={r.from_customer ? 'msg mine' : 'msg theirs'}>
           <header>{r.from_customer ? t.you : (r.author ?? t.support)}</header>
-          {/* Support writes Markdown (links, lists, bold, code), rendered without HTML; the customer's
-              own words stay as typed. */}
-          {r.from_customer ? r.message : <Markdown source={r.message} />}
+          {/* Support writes Markdown, rendered without HTML; the customer's own words stay as written. */}
+          {r.from_customer ? <PlainText source={r.message} /> : <Markdown source={r.message} />}
           {r.attachments.length > 0 && <Files list={r.attachments} />}
         </article>
       ))}

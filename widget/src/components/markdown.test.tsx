@@ -10,8 +10,10 @@ function html(source: string): string {
   return out;
 }
 
+const a = (href: string, text: string) => `<a href="${href}" target="_blank" rel="noopener noreferrer">${text}</a>`;
+
 describe('Markdown', () => {
-  it('renders the supported subset as before', () => {
+  it('renders CommonMark with strikethrough, bare links and a break at each newline', () => {
     const source = [
       '# Refunds',
       '## How *long*',
@@ -20,22 +22,53 @@ describe('Markdown', () => {
       '',
       '- one',
       '- **two**',
+      '  - nested',
       '',
-      '1. first',
-      '2. second',
+      '3. third',
+      '4. fourth',
       '',
-      '```',
+      '> ~~old~~ new',
+      '',
+      '```js',
       'let x = "<b>";',
       '```',
       '<img src=x onerror="alert(1)">',
     ].join('\n');
-    const a = (href: string, text: string) => `<a href="${href}" target="_blank" rel="noopener noreferrer">${text}</a>`;
     expect(html(source)).toBe(
       '<div class="article"><h3>Refunds</h3><h4>How <em>long</em></h4>' +
-        '<p>Open your order and choose <strong>Refund</strong>, then <code>confirm</code>. Read <em>this</em> and ' +
+        '<p>Open your order and choose <strong>Refund</strong>, then <code>confirm</code>.<br>Read <em>this</em> and ' +
         `${a('https://shop.example/policy', 'the policy')} or ${a('mailto:help@shop.example', 'mail us')}.</p>` +
-        '<ul><li>one</li><li><strong>two</strong></li></ul><ol><li>first</li><li>second</li></ol>' +
-        '<pre><code>let x = "&lt;b&gt;";</code></pre><p>&lt;img src=x onerror="alert(1)"&gt;</p></div>',
+        '<ul><li>one</li><li><strong>two</strong><ul><li>nested</li></ul></li></ul><ol start="3"><li>third</li><li>fourth</li></ol>' +
+        '<blockquote><p><del>old</del> new</p></blockquote>' +
+        '<pre><code class="language-js">let x = "&lt;b&gt;";\n</code></pre><p>&lt;img src=x onerror="alert(1)"&gt;</p></div>',
+    );
+  });
+
+  it('shows the support cases exactly as written', () => {
+    const url = 'https://shop.example/orders/track_my_order?id=ab_12&lang=en';
+    const cases: [string, string][] = [
+      ['Use voucher SPRING_SALE_2026 at checkout.', '<p>Use voucher SPRING_SALE_2026 at checkout.</p>'],
+      [`Track it here: ${url}.`, `<p>Track it here: ${a(url.replace('&', '&amp;'), url.replace('&', '&amp;'))}.</p>`],
+      [
+        'Ticketing Ltd\nAttn: Returns\n12 Harbour Road\nBristol BS1 5TT\nUnited Kingdom',
+        '<p>Ticketing Ltd<br>Attn: Returns<br>12 Harbour Road<br>Bristol BS1 5TT<br>United Kingdom</p>',
+      ],
+      ['2 * 3 * 4 = 24', '<p>2 * 3 * 4 = 24</p>'],
+      ['A literal \\*star\\*', '<p>A literal *star*</p>'],
+      ['<https://shop.example/a_b>', `<p>${a('https://shop.example/a_b', 'https://shop.example/a_b')}</p>`],
+      [
+        'Write to help@shop.example or see www.shop.example',
+        `<p>Write to ${a('mailto:help@shop.example', 'help@shop.example')} or see ${a('http://www.shop.example', 'www.shop.example')}</p>`,
+      ],
+      ['- a\n  - b\n    - c', '<ul><li>a<ul><li>b<ul><li>c</li></ul></li></ul></li></ul>'],
+      ['5~10 days, ~~not~~ now', '<p>5~10 days, <del>not</del> now</p>'],
+    ];
+    for (const [source, out] of cases) expect(html(source), source).toBe(`<div class="article">${out}</div>`);
+  });
+
+  it('shows raw HTML as text', () => {
+    expect(html('<b>bold</b>\n\n<div>\n*still Markdown*\n</div>')).toBe(
+      '<div class="article"><p>&lt;b&gt;bold&lt;/b&gt;</p><p>&lt;div&gt;<br><em>still Markdown</em><br>&lt;/div&gt;</p></div>',
     );
   });
 
@@ -47,9 +80,12 @@ describe('Markdown', () => {
       'vbscript:x',
       '//evil.example',
     ]) {
-      const out = html(`[click](${href})`);
-      expect(out, href).not.toContain('<a');
-      expect(out, href).toContain('click');
+      for (const source of [`[click](${href})`, `[click][r]\n\n[r]: ${href}`, `![click](${href})`, `<${href}>`]) {
+        const out = html(source);
+        expect(out, source).not.toContain('<a');
+        expect(out, source).not.toContain('<img');
+      }
+      expect(html(`[click](${href})`)).toBe('<div class="article"><p>click</p></div>');
     }
   });
 
@@ -73,10 +109,17 @@ describe('Markdown', () => {
     // timing is the allocator's, not the tokeniser's.)
     const n = 25_000;
     const shapes = ['[a](', '[', '[](', '[a](b', '![x](', '](', '`', '*', '**', '_', 'a ', '# [a]('];
+    // A loaded machine only ever slows a run down, so a shape gets three tries; quadratic work fails
+    // every one of them.
     for (const shape of shapes) {
-      const small = best(() => Markdown({ source: repeat(shape, n) }));
-      const large = best(() => Markdown({ source: repeat(shape, 4 * n) }));
-      expect(large, JSON.stringify(shape)).toBeLessThan(8 * small + 50);
+      const tries: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const small = best(() => Markdown({ source: repeat(shape, n) }));
+        const large = best(() => Markdown({ source: repeat(shape, 4 * n) }));
+        if (large < 8 * small + 50) break;
+        tries.push(`${small.toFixed(0)} ms -> ${large.toFixed(0)} ms`);
+      }
+      expect(tries.length, `${JSON.stringify(shape)}: ${tries.join(', ')}`).toBeLessThan(3);
     }
   });
 

@@ -1,5 +1,5 @@
 import type { Article, KbListItem } from '@ticketing/server/model';
-import { Markdown } from '@ticketing/widget/markdown';
+import { Markdown } from '@ticketing/widget/text';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../../api/client.js';
