@@ -4,7 +4,7 @@ import { ApiError } from '../http/errors.js';
 import { rateLimited, type RateLimiter } from '../http/rate-limit.js';
 import type { RequestActor } from '../model/index.js';
 import type { KeyStore } from '../store/key-store.js';
-import { unavailableStore } from '../store/unavailable.js';
+import { databaseKnownGone } from '../store/unavailable.js';
 import { isWellFormedKey, sha256, type AuthKey } from './keys.js';
 
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -77,13 +77,12 @@ export function bearerKey(keys: KeyStore, failures: KeyFailureLimit): Credential
     const match = BEARER.exec(ctx.req.headers.authorization ?? '');
     if (!match) return undefined;
     const bucket = `key-failures|${ctx.ip}`;
-    // While the database is gone the throttle cannot be read: it is passed, not failed. A key this
-    // process holds (TICKETING_KEYS) still works; any other answers 503, never 401, so guessing
-    // learns nothing meanwhile.
-    const wait = await failures.limiter.wait(bucket, failures.perMinute).catch((err: unknown) => {
-      if (unavailableStore(err) === 'database') return 0;
-      throw err;
-    });
+    // While the database is known to be gone the throttle cannot be read: it is passed, not failed
+    // (no statement was tried). A key this process holds (TICKETING_KEYS) still works; any other
+    // answers 503, never 401, so guessing learns nothing meanwhile.
+    const wait = await failures.limiter
+      .wait(bucket, failures.perMinute)
+      .catch((err: unknown) => (databaseKnownGone(err) ? 0 : Promise.reject(err)));
     if (wait) throw rateLimited(wait);
     const key = match[1]!;
     const found = isWellFormedKey(key) ? await keys.find(sha256(key)) : undefined;

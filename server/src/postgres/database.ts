@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config/config.js';
 import { StartupError } from '../store/startup-error.js';
-import { unavailableStore } from '../store/unavailable.js';
+import { DATABASE_GONE, unavailableStore } from '../store/unavailable.js';
 import { currentUnit, insideUnit, type Unit, type UnitOfWork } from '../store/unit-of-work.js';
 
 export type Sql = postgres.Sql;
@@ -208,14 +208,16 @@ export class Database {
    */
   private failed(err: unknown) {
     if (this.closing || this.watching || !transient(err)) return;
+    // A connection of its own: a pooled one may be another that the same admin or restart ended.
+    const probe = this.single('ticketing-probe');
     this.watching = (async () => {
       for (let failures = 0; ;) {
         try {
-          await this.pool`SELECT 1`;
+          await probe`SELECT 1`;
           break;
         } catch (probeErr) {
           if (this.closing) return;
-          // The first probe may have met a connection ended with the one that failed: two in a row.
+          // Two in a row: a single one may have met a session ended with those that failed.
           if (++failures >= 2 && this.goneSince === undefined) {
             this.goneSince = Date.now();
             this.logger?.error({ reason: connectionFailure(probeErr) }, 'database unreachable');
@@ -227,7 +229,10 @@ export class Database {
         this.logger?.info({ down_ms: Date.now() - this.goneSince }, 'database reachable again');
         this.goneSince = undefined;
       }
-    })().finally(() => (this.watching = undefined));
+    })().finally(() => {
+      this.watching = undefined;
+      void probe.end({ timeout: 0 }).catch(() => {});
+    });
   }
 
   /**
@@ -284,5 +289,5 @@ export class Database {
 
 /** What q() and probe() throw while the database is known to be gone (store/unavailable.ts: a 503). */
 function gone() {
-  return Object.assign(new Error('the database cannot be reached'), { code: 'DATABASE_UNREACHABLE' });
+  return Object.assign(new Error('the database cannot be reached'), { code: DATABASE_GONE });
 }

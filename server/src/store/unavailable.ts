@@ -4,11 +4,16 @@
 /** The file system cannot take a write to the data directory. */
 const DISK = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EIO', 'EMFILE', 'ENFILE']);
 
+/** The code of what a Database throws at once while it knows its database is gone. */
+export const DATABASE_GONE = 'DATABASE_UNREACHABLE';
+
+/** Whether `err` is that: no statement was tried, none is waited for. */
+export const databaseKnownGone = (err: unknown) => (err as { code?: unknown } | null)?.code === DATABASE_GONE;
+
 /**
  * The database cannot be reached: the network (Node's codes), the driver's own (a connection closed,
  * ended or timed out), or PostgreSQL's (class 08, a server shutting down or starting up, an admin or a
- * pooler ending the session, no free connection), and DATABASE_UNREACHABLE, which the Database
- * throws at once while it knows the database is gone.
+ * pooler ending the session, no free connection), and DATABASE_GONE.
  */
 const DATABASE = new Set([
   'ECONNREFUSED',
@@ -23,7 +28,7 @@ const DATABASE = new Set([
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
-  'DATABASE_UNREACHABLE',
+  DATABASE_GONE,
   '08000',
   '08001',
   '08003',
