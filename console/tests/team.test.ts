@@ -124,6 +124,13 @@ describe('the console of an agent with role agent', () => {
     // Nothing admin-only on offer: no Settings link to a screen that would be refused.
     expect(await page.getByRole('link', { name: 'Settings' }).count()).toBe(0);
 
+    // A colleague invited while this console is open, and given a ticket: named as soon as it shows.
+    await page.getByRole('link', { name: 'Inbox' }).click();
+    const dorothy = await makeAgent(stack, { name: 'Dorothy Vaughan', role: 'agent' });
+    await ok('/assign', { ticket_id: parcel, agent_id: dorothy.id });
+    await expect.poll(() => parcelRow.locator('.assignee').textContent(), { timeout: 15_000 }).toBe('Dorothy Vaughan');
+    expect(await shownText(page)).not.toContain('agt_');
+
     await page.waitForLoadState('networkidle').catch(() => {});
     expect(requests.some((r) => r.includes('/v1/team'))).toBe(true);
     expect(refused).toEqual([]);

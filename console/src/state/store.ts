@@ -107,6 +107,9 @@ export function createStore(options: StoreOptions = {}) {
     ticket(type, { ticket: row, by }) {
       if (type === 'ticket.deleted') inbox.remove(row.id);
       else inbox.patch(row);
+      // Assigned to a colleague invited since this console loaded /team: learn their name.
+      if (row.agent_id && row.agent_id !== me.value?.id && !team.value.some((a) => a.id === row.agent_id))
+        void loadCatalog();
       inbox.refreshSoon();
       if (ticket.id.value === row.id) {
         if (by?.id) ticket.stoppedTyping(row.id);
@@ -125,6 +128,8 @@ export function createStore(options: StoreOptions = {}) {
       if (agent.id !== me.value?.id) ticket.someoneTyping(ticket_id, agent.name);
     },
     reset() {
+      // Back after a gap: settings (colleagues, macros, tags) may have changed meanwhile too.
+      void loadCatalog();
       inbox.refreshSoon(0);
       void ticket.reload();
     },
