@@ -29,6 +29,7 @@ import { sessionCookie } from './sessions/session-cookie.js';
 import { passkeyRoutes } from './sessions/passkeys.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { teamRoutes } from './team/routes.js';
 import { serveAssets, widgetAssets } from './static/assets.js';
 import { widgetLoader } from './static/widget-loader.js';
 import { serveConsole } from './static/console.js';
@@ -52,6 +53,7 @@ const FEATURE_ROUTES = [
   ...kbRoutes,
   ...settingsRoutes,
   ...reportRoutes,
+  ...teamRoutes,
   ...adminRoutes,
   ...automationRoutes,
   ...hoursRoutes,

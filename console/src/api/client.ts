@@ -4,17 +4,15 @@ import type {
 } from '@simplewebauthn/browser';
 import type { BusinessHours, HoursNow, Rule, RulesTestResult } from '@ticketing/server/model';
 import type {
-  AgentRef,
   BulkResult,
   BulkSet,
   ConsoleTicket,
   Counts,
-  Macro,
   Meta,
   Passkey,
   Report,
   Session,
-  TagDef,
+  Team,
   TicketList,
   TotpEnrolment,
 } from './types.js';
@@ -136,10 +134,8 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     passkeySignIn: (response: unknown) => post<Session>('/session/passkey', { response }).then(keepToken),
 
     meta: () => get<Meta>('/meta'),
-    /** Admin-only reads (role agent: 403 admin_required); the console does without them. */
-    agents: () => get<{ agents: AgentRef[] }>('/admin', { r: 'agents' }).then((r) => r.agents),
-    macros: () => get<{ macros: Macro[] }>('/admin', { r: 'macros' }).then((r) => r.macros),
-    tagDefs: () => get<{ tags: TagDef[] }>('/admin', { r: 'tags' }).then((r) => r.tags),
+    /** Colleagues, macros, tags, statuses, categories: what every agent may read, whatever their role. */
+    team: () => get<Team>('/team'),
 
     /** `/admin` for the settings screens: read `r`, replace it whole, delete one entry (agents, kb). */
     adminGet: <T>(r: string, query: Query = {}) =>

@@ -1,4 +1,4 @@
-import type { Attachment, Meta, Priority, Reply, Report, Ticket, TicketListItem } from '@ticketing/server/model';
+import type { Attachment, Meta, Priority, Reply, Report, Team, Ticket, TicketListItem } from '@ticketing/server/model';
 
 export type { Attachment, Meta, Priority, Report };
 
@@ -87,23 +87,10 @@ export interface Counts {
   statuses: Record<string, number>;
 }
 
-/** Agents, macros and tags as /admin reads them (agents: id and name is all the console needs). */
-export interface AgentRef {
-  id: string;
-  name: string;
-  active?: boolean;
-}
-export interface Macro {
-  id: string;
-  name: string;
-  message: string;
-  status?: string | null;
-  priority?: Priority | null;
-}
-export interface TagDef {
-  name: string;
-  color: string;
-}
+/** GET /v1/team: colleagues (id, name, role, active), macros, tags with colours, statuses, categories. */
+export type { Team, TeamAgent } from '@ticketing/server/model';
+export type Macro = Team['macros'][number];
+export type TagDef = Team['tags'][number];
 
 export interface BulkSet {
   status?: string;

@@ -140,9 +140,7 @@ function activityText(a: ActivityEntry, ticket: ConsoleTicket, s: Store): string
     case 'assignee':
     case 'assigned':
     case 'assign':
-      return a.to
-        ? fill(t.act_assign, { who, to: s.agentName(str(a.to)) ?? str(a.to) })
-        : fill(t.act_unassign, { who });
+      return a.to ? fill(t.act_assign, { who, to: s.agentName(str(a.to))! }) : fill(t.act_unassign, { who });
     case 'tags': {
       // The server records the whole list before and after: say what was added and what removed.
       const before = list(a.from);

@@ -35,11 +35,13 @@ export function TagChip({ tag, onRemove }: { tag: string; onRemove?: () => void 
   );
 }
 
-/** The agents one may assign to: everyone /admin lists, or at least oneself (and whoever is assigned now). */
+/** The agents one may assign to: every active colleague of /team, oneself, and whoever is assigned now. */
 export function AgentOptions({ current }: { current: string | null }) {
   const s = useStore();
   const me = s.me.value!;
-  const list = s.agents.value.length ? s.agents.value : [{ id: me.id, name: me.name }];
+  const list = s.agents.value.some((a) => a.id === me.id)
+    ? s.agents.value
+    : [{ id: me.id, name: me.name }, ...s.agents.value];
   const extra = current && !list.some((a) => a.id === current) ? [{ id: current, name: s.agentName(current)! }] : [];
   return (
     <>

@@ -1,6 +1,6 @@
 import { batch, computed, effect, signal } from '@preact/signals';
 import { ApiError, createApi } from '../api/client.js';
-import type { AgentRef, Macro, Meta, Session, TagDef } from '../api/types.js';
+import type { Macro, Meta, Session, TagDef, TeamAgent } from '../api/types.js';
 import { fill, LOCALES } from '../i18n/t.js';
 import { createInbox } from './inbox.js';
 import { createLive } from './live.js';
@@ -60,7 +60,10 @@ export function createStore(options: StoreOptions = {}) {
 
   // --- what the portal offers: statuses, categories, agents, macros, tags ------------------------
   const meta = signal<Meta | null>(null);
-  const agents = signal<AgentRef[]>([]);
+  /** Everyone of /team, inactive agents too: their names still label old tickets and activity. */
+  const team = signal<TeamAgent[]>([]);
+  /** The colleagues one may assign to. */
+  const agents = computed(() => team.value.filter((a) => a.active));
   const macros = signal<Macro[]>([]);
   const tagDefs = signal<TagDef[]>([]);
   /**
@@ -73,17 +76,20 @@ export function createStore(options: StoreOptions = {}) {
     return own && own[0] === name ? t.value[own[1]] : name;
   };
   const isClosed = (id: string) => Boolean(meta.value?.statuses.find((s) => s.id === id)?.closed);
+  /** A colleague's name; never their id (an agent removed since, or not loaded yet: "Someone"). */
   const agentName = (id: string | null | undefined) =>
-    !id ? null : id === me.value?.id ? me.value.name : (agents.value.find((a) => a.id === id)?.name ?? id);
+    !id ? null : id === me.value?.id ? me.value.name : (team.value.find((a) => a.id === id)?.name ?? t.value.someone);
 
+  /** /team (any role may read it) and /meta (the priorities); again whenever settings change them. */
   async function loadCatalog() {
-    const [m, a, mac, tg] = await Promise.allSettled([api.meta(), api.agents(), api.macros(), api.tagDefs()]);
+    const [m, tm] = await Promise.allSettled([api.meta(), api.team()]);
     batch(() => {
       if (m.status === 'fulfilled') meta.value = m.value;
-      // An agent without the admin role may not read /admin: no agent list, macros or tag colours then.
-      agents.value = a.status === 'fulfilled' ? a.value.filter((x) => x.active !== false) : [];
-      macros.value = mac.status === 'fulfilled' ? mac.value : [];
-      tagDefs.value = tg.status === 'fulfilled' ? tg.value : [];
+      if (tm.status === 'fulfilled') {
+        team.value = tm.value.agents;
+        macros.value = tm.value.macros;
+        tagDefs.value = tm.value.tags;
+      }
     });
   }
 
@@ -101,6 +107,9 @@ export function createStore(options: StoreOptions = {}) {
     ticket(type, { ticket: row, by }) {
       if (type === 'ticket.deleted') inbox.remove(row.id);
       else inbox.patch(row);
+      // Assigned to a colleague invited since this console loaded /team: learn their name.
+      if (row.agent_id && row.agent_id !== me.value?.id && !team.value.some((a) => a.id === row.agent_id))
+        void loadCatalog();
       inbox.refreshSoon();
       if (ticket.id.value === row.id) {
         if (by?.id) ticket.stoppedTyping(row.id);
@@ -119,6 +128,8 @@ export function createStore(options: StoreOptions = {}) {
       if (agent.id !== me.value?.id) ticket.someoneTyping(ticket_id, agent.name);
     },
     reset() {
+      // Back after a gap: settings (colleagues, macros, tags) may have changed meanwhile too.
+      void loadCatalog();
       inbox.refreshSoon(0);
       void ticket.reload();
     },
@@ -168,7 +179,7 @@ export function createStore(options: StoreOptions = {}) {
     batch(() => {
       session.value = null;
       meta.value = null;
-      agents.value = [];
+      team.value = [];
       macros.value = [];
       tagDefs.value = [];
       inbox.rows.value = [];

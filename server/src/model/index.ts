@@ -13,6 +13,7 @@ export * from './kb.js';
 export * from './keys.js';
 export * from './mail.js';
 export * from './portal.js';
+export * from './team.js';
 export * from './tickets.js';
 export * from './webhook-secrets.js';
 export * from './actor.js';

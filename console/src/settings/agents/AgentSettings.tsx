@@ -49,6 +49,8 @@ export function AgentSettings() {
       const { id, name, email, role, active } = a;
       const res = await s.api.adminPost<Answer>('agents', { id, name, email, role, active, ...change });
       replace(res.agent);
+      // Names and the assignee select follow /team: give them the change.
+      void s.loadCatalog();
       if (res.password) setShown({ email: res.agent.email, password: res.password });
       else s.toasts.show({ text: fill(t.changed, { name: a.name }) });
     } catch (e) {
@@ -68,6 +70,7 @@ export function AgentSettings() {
     try {
       const res = await s.api.adminPost<Answer>('agents', { ...invite, one_time_password: true });
       setAgents((list) => [...(list ?? []), res.agent]);
+      void s.loadCatalog();
       setShown({ email: res.agent.email, password: res.password ?? '' });
       setInvite({ name: '', email: '', role: 'agent' });
     } catch (err) {
@@ -84,6 +87,7 @@ export function AgentSettings() {
     try {
       await s.api.adminDelete('agents', a.id);
       setAgents((list) => list?.filter((x) => x.id !== a.id) ?? null);
+      void s.loadCatalog();
       s.toasts.show({ text: fill(t.deleted, { name: a.name }) });
     } catch (err) {
       setError(s.describe(err));
