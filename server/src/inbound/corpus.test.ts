@@ -68,6 +68,25 @@ const CASES: [file: string, expected: Expected][] = [
     },
   ],
   [
+    // No charset named, 8-bit GB2312 in the subject, the sender's name and the text.
+    'gb2312-undeclared.eml',
+    {
+      outcome: 'created',
+      subject: '订单还没有到',
+      name: '林伟',
+      message: '你好，\n\n我的订单 4711 还没有到，请帮我查一下。\n\n谢谢',
+    },
+  ],
+  [
+    // A phone's Shift_JIS text labelled ISO-2022-JP.
+    'sjis-labelled-jis.eml',
+    {
+      outcome: 'created',
+      subject: '注文について',
+      message: 'こんにちは。\n注文した商品がまだ届いていません。',
+    },
+  ],
+  [
     'oversized-attachment.eml',
     {
       outcome: 'created',

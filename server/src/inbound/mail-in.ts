@@ -18,6 +18,7 @@ import { derive } from '../tickets/sla.js';
 import { firstOpenStatus, isClosedStatus, setStatus } from '../tickets/statuses.js';
 import { bounceOf, loopReason, senderOf, type Bounce } from './classify.js';
 import { attachmentName } from './attachment-names.js';
+import { fixCharsets } from './charset.js';
 import { replyText } from './reply-text.js';
 
 // Loaded with the first mail, not at every start of the server: mailparser, html-to-text and their
@@ -96,7 +97,7 @@ export class MailIn {
     const support = config.mail.from_address;
     if (!support) throw new UnusableMail('mail.from_address is not set: there is no support address');
     const { simpleParser, htmlToText } = await mailParsing();
-    const mail = await simpleParser(raw, { skipImageLinks: true });
+    const mail = await simpleParser(fixCharsets(raw), { skipImageLinks: true });
     const sender = senderOf(mail);
     if (!sender || !sender.includes('@')) throw new UnusableMail('the mail names no sender address');
 
