@@ -10,7 +10,7 @@ const header = (mail: ParsedMail, name: string) => {
 };
 
 /** The sender's address (From), lower-cased; "" when the mail names none. */
-export const senderOf = (mail: ParsedMail) => (mail.from?.value[0]?.address ?? '').trim().toLowerCase();
+const senderOf = (mail: ParsedMail) => (mail.from?.value[0]?.address ?? '').trim().toLowerCase();
 
 /**
  * Why a mail must not open or answer a ticket, so that no mail ever answers mail automatically

@@ -16,10 +16,11 @@ import type { FileBlob, StoredTicket, TicketStore } from '../store/ticket-store.
 import type { IdempotencyCache } from '../tickets/idempotency.js';
 import { derive } from '../tickets/sla.js';
 import { firstOpenStatus, isClosedStatus, setStatus } from '../tickets/statuses.js';
-import { bounceOf, loopReason, senderOf, type Bounce } from './classify.js';
+import { bounceOf, loopReason, type Bounce } from './classify.js';
 import { attachmentName } from './attachment-names.js';
 import { fixCharsets } from './charset.js';
 import { replyText } from './reply-text.js';
+import { mailSender } from './sender.js';
 
 // Loaded with the first mail, not at every start of the server: mailparser, html-to-text and their
 // character sets cost some 0.3 s, and most servers take no mail in.
@@ -98,8 +99,9 @@ export class MailIn {
     if (!support) throw new UnusableMail('mail.from_address is not set: there is no support address');
     const { simpleParser, htmlToText } = await mailParsing();
     const mail = await simpleParser(fixCharsets(raw), { skipImageLinks: true });
-    const sender = senderOf(mail);
-    if (!sender || !sender.includes('@')) throw new UnusableMail('the mail names no sender address');
+    const from = mailSender(mail);
+    if ('error' in from) throw new UnusableMail(from.error);
+    const sender = from.address;
 
     const bounce = bounceOf(mail, raw);
     if (bounce) return this.bounce(bounce, support);
@@ -178,7 +180,7 @@ export class MailIn {
         }
         const id = newId('tkt');
         const files = this.attach(checked, undefined, at, id, null);
-        const fromName = mail.from?.value[0]?.name?.trim();
+        const fromName = from.name;
         const created = await store.create({
           ticket: derive(
             {
