@@ -9,9 +9,6 @@ const header = (mail: ParsedMail, name: string) => {
   return String(v);
 };
 
-/** The sender's address (From), lower-cased; "" when the mail names none. */
-export const senderOf = (mail: ParsedMail) => (mail.from?.value[0]?.address ?? '').trim().toLowerCase();
-
 /** What the headers say about a mail being automatic (taken in the parser thread, judged by loopReason). */
 export interface AutoHeaders {
   autoSubmitted: string;

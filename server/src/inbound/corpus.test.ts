@@ -12,7 +12,9 @@ import { BOUNCING_TAG } from './mail-in.js';
 const CORPUS = join(import.meta.dirname, 'corpus');
 
 interface Expected {
-  outcome: 'created' | 'replied' | 'bounce' | 'ignored';
+  outcome: 'created' | 'replied' | 'bounce' | 'ignored' | 'failed';
+  /** Why a failed mail failed. */
+  reason?: string;
   /** The new text, exactly. */
   message?: string;
   /** Text the ticket or reply must (or must not) contain. */
@@ -66,6 +68,35 @@ const CASES: [file: string, expected: Expected][] = [
       name: 'Jürgen Müller',
       contains: ['bei meiner Bestellung fehlt die Brücke für den Teekessel.', 'Mit freundlichen Grüßen'],
     },
+  ],
+  [
+    // No charset named, 8-bit GB2312 in the subject, the sender's name and the text.
+    'gb2312-undeclared.eml',
+    {
+      outcome: 'created',
+      subject: '订单还没有到',
+      name: '林伟',
+      message: '你好，\n\n我的订单 4711 还没有到，请帮我查一下。\n\n谢谢',
+    },
+  ],
+  [
+    // A phone's Shift_JIS text labelled ISO-2022-JP.
+    'sjis-labelled-jis.eml',
+    {
+      outcome: 'created',
+      subject: '注文について',
+      message: 'こんにちは。\n注文した商品がまだ届いていません。',
+    },
+  ],
+  [
+    // From names no address a lenient parser should guess at: kept in mail-in/failed/, no ticket.
+    'unparsable-sender.eml',
+    { outcome: 'failed', reason: 'is not an address (RFC 5322)' },
+  ],
+  [
+    // Two mailboxes in From: the Sender header says who sent it, and the name is that one's.
+    'two-from-mailboxes.eml',
+    { outcome: 'created', name: 'Bob Builder', contains: ['We both ordered'] },
   ],
   [
     'oversized-attachment.eml',
@@ -180,6 +211,7 @@ describe('the mail corpus', () => {
     expect(text).not.toContain('reply above this line');
     expect(text).not.toContain('thank you for writing');
 
+    if (expected.reason) expect(outcome).toMatchObject({ reason: expect.stringContaining(expected.reason) });
     if (outcome.kind === 'bounce') {
       expect(outcome.tickets).toEqual([gone.id]);
       expect((await s.call('GET', `/ticket?id=${gone.id}`)).body.tags).toEqual([BOUNCING_TAG]);

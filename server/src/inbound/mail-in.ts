@@ -97,6 +97,7 @@ export class MailIn {
       // Parsing this mail failed for what it is (its shape, its size): trying again changes nothing.
       throw err instanceof MailParseFailed ? new UnusableMail(err.message) : err;
     });
+    if (mail.senderError) throw new UnusableMail(mail.senderError);
     const sender = mail.sender;
     if (!sender || !sender.includes('@')) throw new UnusableMail('the mail names no sender address');
 

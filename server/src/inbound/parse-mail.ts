@@ -1,7 +1,9 @@
 import { convert as htmlToText } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
-import { autoHeadersOf, bounceOf, senderOf, type AutoHeaders, type Bounce } from './classify.js';
+import { fixCharsets } from './charset.js';
+import { autoHeadersOf, bounceOf, type AutoHeaders, type Bounce } from './classify.js';
 import { replyText } from './reply-text.js';
+import { mailSender } from './sender.js';
 
 /**
  * What the pipeline takes from one mail: plain data only (it crosses from the parser thread to the
@@ -9,9 +11,11 @@ import { replyText } from './reply-text.js';
  * text, so such a mail would never become a ticket).
  */
 export interface ParsedInbound {
-  /** From's address, lower-cased; "" when the mail names none. */
+  /** The sender's address by RFC 5322 (sender.ts), lower-cased; "" when none can be said. */
   sender: string;
-  /** From's display name, trimmed; "" when none. */
+  /** Why no sender can be said (an unparsable From, several mailboxes and no Sender): the mail is unusable. */
+  senderError: string | undefined;
+  /** The sender's display name, trimmed; "" when none. */
   name: string;
   subject: string;
   /** The new text (reply-text.ts), at most MESSAGE_MAX characters; "(no text)" when there is none. */
@@ -58,17 +62,20 @@ const addresses = (field: AddressObject | AddressObject[] | undefined) =>
 
 /** Parses one mail as it arrived (runs in the parser thread: parser-thread.ts). */
 export async function parseMail(raw: Buffer): Promise<ParsedInbound> {
-  const mail = await simpleParser(raw, {
+  // Charset labels checked against the bytes first (charset.ts): mailparser decodes by the label.
+  const mail = await simpleParser(fixCharsets(raw), {
     // Text from HTML is made below, on bounded input; HTML from text and links are never used.
     skipHtmlToText: true,
     skipTextToHtml: true,
     skipTextLinks: true,
     skipImageLinks: true,
   });
+  const from = mailSender(mail);
   const references = typeof mail.references === 'string' ? [mail.references] : (mail.references ?? []);
   return {
-    sender: noNul(senderOf(mail)),
-    name: noNul(mail.from?.value[0]?.name?.trim() ?? ''),
+    sender: 'error' in from ? '' : noNul(from.address),
+    senderError: 'error' in from ? noNul(from.error) : undefined,
+    name: 'error' in from ? '' : noNul(from.name ?? ''),
     subject: noNul(mail.subject ?? ''),
     text: newText(mail),
     messageId: noNul(mail.messageId?.trim() ?? '') || null,

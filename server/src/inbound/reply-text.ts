@@ -135,32 +135,57 @@ export function replyText(input: string): ReplyParts {
   const keep: string[] = [];
   const taken: string[] = [];
   const keepWhole = (): ReplyParts => ({ text: whole, quoted: '' });
+  // The first line from j on with text: known for every j, from the end up.
+  const texts: number[] = new Array<number>(lines.length + 1).fill(lines.length);
+  for (let j = lines.length - 1; j >= 0; j--) texts[j] = blank(lines[j]!) ? texts[j + 1]! : j;
+  const nextText = (j: number) => texts[Math.min(j, lines.length)]!;
+  let keptText = false;
+  // Each line's quote header, found once (a mail may be long).
+  const splits = new Map<number, Splitter | undefined>();
+  const splitAt = (j: number) => {
+    if (!splits.has(j)) splits.set(j, splitterAt(lines, j));
+    return splits.get(j);
+  };
   // An answer between quotes: unquoted text after a block, then another quoted line (a quote
-  // header and its quote below the answer are no answer's question).
+  // header and its quote below the answer are no answer's question). Worked out once for every
+  // line, from the end up, so that a mail of many quotes costs linear time: after[j] for a reader
+  // at line j who has not yet seen an answer, afterAnswer[j] for one who has.
+  let after: boolean[] | undefined;
   const interleaved = (from: number) => {
-    let answered = false;
-    for (let j = from; j < lines.length; j++) {
-      const line = lines[j]!;
-      if (blank(line)) continue;
-      if (isQuote(line)) {
-        if (answered) return true;
-        continue;
+    if (!after) {
+      const n = lines.length;
+      const plain: boolean[] = new Array<boolean>(n + 1).fill(false);
+      const answered: boolean[] = new Array<boolean>(n + 1).fill(false);
+      for (let j = n - 1; j >= 0; j--) {
+        const line = lines[j]!;
+        if (blank(line)) {
+          plain[j] = plain[j + 1]!;
+          answered[j] = answered[j + 1]!;
+        } else if (isQuote(line)) {
+          plain[j] = plain[j + 1]!;
+          answered[j] = true;
+        } else {
+          const split = splitAt(j);
+          if (!split) {
+            plain[j] = answered[j + 1]!;
+            answered[j] = answered[j + 1]!;
+            continue;
+          }
+          // A header takes the rest, or its own quoted block.
+          const next = split.kind === 'header' ? nextText(split.end) : lines.length;
+          if (next >= lines.length || !isQuote(lines[next]!)) continue;
+          const k = quoteEnd(lines, next);
+          plain[j] = plain[k]!;
+          answered[j] = answered[k]!;
+        }
       }
-      const split = splitterAt(lines, j);
-      if (!split) {
-        answered = true;
-        continue;
-      }
-      // A header takes the rest, or its own quoted block.
-      const next = split.kind === 'header' ? lines.slice(split.end).findIndex((l) => !blank(l)) : -1;
-      if (next < 0 || !isQuote(lines[split.end + next]!)) return false;
-      j = quoteEnd(lines, split.end + next) - 1;
+      after = plain;
     }
-    return false;
+    return after[from]!;
   };
   let i = 0;
   while (i < lines.length) {
-    const split = splitterAt(lines, i);
+    const split = splitAt(i);
     if (split?.kind === 'forward') {
       if (!taken.length) return keepWhole();
       keep.push(...lines.slice(i));
@@ -168,8 +193,8 @@ export function replyText(input: string): ReplyParts {
     }
     if (split) {
       if (split.prefix) keep.push(split.prefix);
-      const next = lines.slice(split.end).findIndex((l) => !blank(l));
-      const first = next < 0 ? lines.length : split.end + next;
+      keptText ||= !!split.prefix;
+      const first = nextText(split.end);
       if (first < lines.length && isQuote(lines[first]!)) {
         const end = quoteEnd(lines, first);
         if (interleaved(end)) return keepWhole();
@@ -179,7 +204,7 @@ export function replyText(input: string): ReplyParts {
       }
       // A header block above everything the mail says (Outlook, answering below a forward's
       // header) is set aside alone: the text under it is the reply.
-      if (!keep.some((l) => !blank(l)) && !split.prefix) {
+      if (!keptText && !split.prefix) {
         taken.push(...lines.slice(i, split.end));
         i = split.end;
         continue;
@@ -189,17 +214,19 @@ export function replyText(input: string): ReplyParts {
     }
     if (isQuote(lines[i]!)) {
       const end = quoteEnd(lines, i);
-      if (lines.slice(end).every(blank)) {
+      if (nextText(end) >= lines.length) {
         taken.push(...lines.slice(i));
         break;
       }
       if (interleaved(end)) return keepWhole();
       // Unsure it is a quote (">>> http://…" in a newsletter): kept.
       keep.push(...lines.slice(i, end));
+      keptText = true;
       i = end;
       continue;
     }
     keep.push(lines[i]!);
+    keptText ||= !blank(lines[i]!);
     i++;
   }
   // The signature, from its delimiter; a client's footer line alone.

@@ -1,0 +1,162 @@
+import { analyse } from 'chardet';
+
+// mailparser decodes each text part with the charset its header declares, and a part that declares
+// us-ascii, utf-8 or nothing as UTF-8: bytes of another charset come out as U+FFFD or mojibake (a
+// phone's Shift_JIS labelled ISO-2022-JP, 8-bit GB2312 in a part that names no charset, a subject
+// or file name in raw Big5). So before parsing, the mail's labels are checked against its bytes, and
+// a label the bytes cannot be is replaced by the charset detected (chardet); 8-bit header bytes that
+// are not UTF-8 are turned into UTF-8. The bodies are left as they are: mailparser decodes them, now
+// with the right charset. The original mail is kept unchanged.
+
+// Charsets that have no 8-bit bytes: 8-bit bytes under such a label are another charset's.
+const SEVEN_BIT = new Set(['us-ascii', 'ascii', 'iso-2022-jp', 'iso-2022-kr', 'iso-2022-cn', 'utf-7']);
+const HIGH = /[\x80-\xff]/;
+
+function decodes(bytes: Uint8Array, charset: string): boolean {
+  try {
+    new TextDecoder(charset, { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const known = (charset: string) => {
+  try {
+    new TextDecoder(charset);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+// Letters most text is written in: Latin, Greek, Cyrillic, CJK ideographs, kana, Hangul, and the
+// punctuation of CJK text. A wrong decoding of CJK bytes yields rarer signs (bopomofo, small forms).
+const COMMON = /[\u0000-\u024f\u0370-\u04ff\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\uff01-\uff5e]/gu;
+const commonShare = (text: string) => (text.match(COMMON)?.length ?? 0) / Math.max(1, [...text].length);
+
+/**
+ * The charset the bytes are in, by chardet's guesses: among the likeliest ones they decode in without
+ * loss, the one whose text is most made of common letters (a short GB2312 subject is as likely Big5
+ * to chardet).
+ */
+function detect(bytes: Uint8Array): string {
+  if (decodes(bytes, 'utf-8')) return 'utf-8';
+  const guesses = analyse(bytes).filter((g) => known(g.name) && decodes(bytes, g.name));
+  const top = guesses[0]?.confidence ?? 0;
+  let best: { name: string; share: number } | undefined;
+  for (const g of guesses.filter((g) => g.confidence >= top - 10)) {
+    const share = commonShare(new TextDecoder(g.name).decode(bytes));
+    if (!best || share > best.share) best = { name: g.name, share };
+  }
+  // Every byte is a character in windows-1252: a wrong letter now and then, never a lost one.
+  return best?.name ?? 'windows-1252';
+}
+
+/**
+ * The charset a text part's bytes should be decoded with, when its label cannot be right: 8-bit bytes
+ * under a 7-bit label or none, bytes that are not valid in the (multi-byte) charset named. A label
+ * the bytes can be is trusted (an ISO-8859-1 part always can).
+ */
+export function charsetFor(bytes: Uint8Array, declared: string | undefined): string | undefined {
+  const label = (declared ?? 'us-ascii').trim().toLowerCase();
+  if (!HIGH.test(Buffer.from(bytes).toString('latin1'))) return undefined;
+  if (!SEVEN_BIT.has(label) && (!known(label) || decodes(bytes, label))) return undefined;
+  const found = detect(bytes);
+  return found === label ? undefined : found;
+}
+
+/** The body's bytes once its transfer encoding is undone (the charset is not touched). */
+function bodyBytes(body: string, encoding: string): Buffer {
+  if (encoding === 'base64') return Buffer.from(body.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
+  if (encoding === 'quoted-printable')
+    return Buffer.from(
+      body.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    );
+  return Buffer.from(body, 'latin1');
+}
+
+/**
+ * A header block with its 8-bit bytes, if they are not UTF-8, decoded into UTF-8: by the charset of
+ * the mail's text when they are valid in it (a subject is too short to detect well), else detected.
+ */
+function utf8Header(header: string, hint: string | undefined): string {
+  if (!HIGH.test(header)) return header;
+  const bytes = Buffer.from(header, 'latin1');
+  if (decodes(bytes, 'utf-8')) return header;
+  // Detected on the 8-bit runs alone: the ASCII around them would weigh for a Latin charset.
+  const runs = Buffer.from((header.match(/[\x80-\xff]+/g) ?? []).join(' '), 'latin1');
+  const charset =
+    hint && known(hint) && !SEVEN_BIT.has(hint.toLowerCase()) && decodes(runs, hint) ? hint : detect(runs);
+  const text = new TextDecoder(charset).decode(bytes);
+  return Buffer.from(text, 'utf8').toString('latin1');
+}
+
+function withCharset(header: string, charset: string, newline: string): string {
+  const field = /^content-type:[^\n]*(\n[ \t][^\n]*)*/im.exec(header);
+  if (!field) return `${header}${newline}Content-Type: text/plain; charset=${charset}`;
+  const value = field[0].replace(/\r$/, '');
+  const next = /charset\s*=\s*("[^"]*"|[^;\s]+)/i.test(value)
+    ? value.replace(/charset\s*=\s*("[^"]*"|[^;\s]+)/i, `charset=${charset}`)
+    : `${value}; charset=${charset}`;
+  return header.slice(0, field.index) + next + header.slice(field.index + value.length);
+}
+
+/** What the walk learns: the charset of the mail's first 8-bit text, a hint for its headers. */
+interface Walk {
+  hint?: string;
+}
+
+function fixEntity(entity: string, depth: number, walk: Walk): string {
+  const gap = /^\r?\n/.exec(entity) ?? /\r?\n\r?\n/.exec(entity);
+  if (!gap) return utf8Header(entity, walk.hint);
+  let header = entity.slice(0, gap.index);
+  const body = entity.slice(gap.index + gap[0].length);
+  const newline = gap[0].startsWith('\r') ? '\r\n' : '\n';
+  const unfolded = header.replace(/\r?\n[ \t]+/g, ' ');
+  const type = /^content-type:\s*([^;\s]+)(.*)$/im.exec(unfolded);
+  const mime = type?.[1]!.toLowerCase() ?? 'text/plain';
+  const params = type?.[2] ?? '';
+  let fixedBody = body;
+  const boundary = /boundary\s*=\s*(?:"([^"]+)"|([^;\s]+))/i.exec(params);
+  if (mime.startsWith('multipart/') && boundary && depth < 20) {
+    const name = boundary[1] ?? boundary[2]!;
+    const b = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const delimiter = new RegExp(`(?:^|\\r?\\n)--${b}(?:--)?[ \\t]*(?=\\r?\\n|$)`, 'g');
+    let out = '';
+    let last = 0;
+    let inPart = false;
+    for (const m of body.matchAll(delimiter)) {
+      const piece = body.slice(last, m.index);
+      out += inPart ? fixPart(piece, depth, walk) : piece;
+      out += m[0];
+      last = m.index + m[0].length;
+      // The closing delimiter ("--boundary--") has the epilogue after it, no part.
+      inPart = !m[0].trimEnd().endsWith(`--${name}--`);
+    }
+    const tail = body.slice(last);
+    fixedBody = out + (inPart && last > 0 ? fixPart(tail, depth, walk) : tail);
+  } else if (mime.startsWith('text/')) {
+    const encoding = /^content-transfer-encoding:\s*(\S+)/im.exec(unfolded)?.[1]!.toLowerCase() ?? '7bit';
+    const declared = /charset\s*=\s*"?([^";\s]+)"?/i.exec(params)?.[1];
+    const bytes = bodyBytes(body, encoding);
+    const charset = charsetFor(bytes, declared);
+    if (charset) header = withCharset(header, charset, newline);
+    if (!walk.hint && HIGH.test(bytes.toString('latin1'))) walk.hint = charset ?? declared;
+  }
+  return utf8Header(header, walk.hint) + gap[0] + fixedBody;
+}
+
+// A part between two delimiters starts with the line break that ends the delimiter's line.
+function fixPart(piece: string, depth: number, walk: Walk): string {
+  const lead = /^\r?\n/.exec(piece)?.[0] ?? '';
+  return lead + fixEntity(piece.slice(lead.length), depth + 1, walk);
+}
+
+/** The mail with each text part's charset label fitting its bytes, and its headers' 8-bit bytes UTF-8. */
+export function fixCharsets(raw: Buffer): Buffer {
+  const text = raw.toString('latin1');
+  const fixed = fixEntity(text, 0, {});
+  return fixed === text ? raw : Buffer.from(fixed, 'latin1');
+}
