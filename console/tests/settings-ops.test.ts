@@ -137,7 +137,7 @@ describe('settings: mail, modules, anti-spam, audit', () => {
       expect(mail!.to).toEqual(['owner@shop.example']);
       expect(smtp.auths[0]).toMatchObject({ username: 'shop', password: 'relay-password' });
 
-      // A port nothing listens on: the error is the connection's, in one line.
+      // A port nothing listens on: what to check, in words, without the address or errno (issue 28).
       const dead = await freePort();
       await page.locator('#mail-smtp-port').fill(String(dead));
       await page.getByText('You have unsaved changes: the test uses the settings as saved.').waitFor();
@@ -145,7 +145,11 @@ describe('settings: mail, modules, anti-spam, audit', () => {
       await page.getByRole('status').getByText('Saved').waitFor();
       await page.getByRole('button', { name: 'Send test mail' }).click();
       await result.getByText('Not sent:').waitFor();
-      expect(await result.textContent()).toContain(`ECONNREFUSED 127.0.0.1:${dead}`);
+      expect(await result.textContent()).toContain(
+        'could not connect to the SMTP server: check smtp.host and smtp.port',
+      );
+      expect(await result.textContent()).not.toContain('ECONNREFUSED');
+      expect(await result.textContent()).not.toContain(String(dead));
 
       // A customer's ticket now queues a confirmation that cannot go out: the outbox shows it waiting.
       await createTicket(stack.api, { email: 'ada@example.com' }, stack.api.keys.sk);

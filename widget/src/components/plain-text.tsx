@@ -91,7 +91,14 @@ export function linkify(text: string): ComponentChildren[] {
     if (/^\s*$/.test(part)) out.push(part);
     else word(part, out);
   }
-  return out;
+  // One text node for each run of text between links, not one per word and space.
+  const joined: ComponentChildren[] = [];
+  for (const c of out) {
+    const last = joined.length - 1;
+    if (typeof c === 'string' && typeof joined[last] === 'string') joined[last] = `${joined[last]}${c}`;
+    else joined.push(c);
+  }
+  return joined;
 }
 
 /** `source` as written, its web and mail addresses as links. (A form sends its line breaks as CRLF.) */
