@@ -64,6 +64,13 @@ describe('the quoted part of a mail', () => {
     expect(mine.body).not.toHaveProperty('quoted');
     expect(mine.text).not.toContain('Could you tell us your order number?');
 
+    // Merged into another ticket of hers, the message becomes a reply there and keeps its quote.
+    const into = await createTicket(s, { email: 'ada@example.com', subject: 'Earlier question' });
+    const merged = await s.call('POST', '/merge', { json: { ticket_id: id, into_id: into.id } });
+    expect(merged.status).toBe(200);
+    const opening = (await staffView(into.id)).replies.find((r: { message: string }) => r.message === ANSWER);
+    expect(opening.quoted).toBe(t.quoted);
+
     const plain = await deliver(s, port, {
       from: 'Ada Lovelace <ada@example.com>',
       to: 'help@shop.example',
