@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type TestServer } from '@ticketing/server/test-support';
+import { startMailServer } from '@ticketing/server/test-support/mail-in';
 // One launch recipe for every browser run (demo-site's tests, the console's, the benchmark).
 import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
 
@@ -9,27 +10,32 @@ export const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
 
 export interface Stack {
   api: TestServer;
+  /** The built-in mail receiver's SMTP port (`mail: true`). */
+  mailPort?: number;
   browser: Browser;
   close(): Promise<void>;
 }
 
-/** The real server (serving console/dist) and a browser. */
-export async function startStack(options: { demo?: boolean; clock?: () => Date } = {}): Promise<Stack> {
+/**
+ * The real server (serving console/dist) and a browser. `mail`: with mail in and out set up (mail-in.ts
+ * of the server's test support), for messages that arrive by mail.
+ */
+export async function startStack(options: { demo?: boolean; clock?: () => Date; mail?: boolean } = {}): Promise<Stack> {
   if (!existsSync(CHROMIUM))
     throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium package or set CHROMIUM_PATH`);
-  const api = await startServer({
-    env: { TICKETING_SCHEDULER_SECONDS: '0' },
-    demo: options.demo,
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
+  const env = { TICKETING_SCHEDULER_SECONDS: '0' };
+  const mail = options.mail ? await startMailServer({ env }) : undefined;
+  const api =
+    mail?.s ?? (await startServer({ env, demo: options.demo, ...(options.clock ? { clock: options.clock } : {}) }));
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   mkdirSync(SHOTS, { recursive: true });
   return {
     api,
+    ...(mail ? { mailPort: mail.port } : {}),
     browser,
     async close() {
       await browser.close();
-      await api.close();
+      await (mail ?? api).close();
     },
   };
 }

@@ -15,6 +15,7 @@ export function Thread({ ticket }: { ticket: ConsoleTicket }) {
   const first: ConsoleReply = {
     id: ticket.id,
     message: ticket.message,
+    ...(ticket.quoted ? { quoted: ticket.quoted } : {}),
     from_customer: true,
     author: ticket.name,
     created_at: ticket.created_at,
@@ -82,6 +83,16 @@ function Message({ ticket, reply }: { ticket: ConsoleTicket; reply: ConsoleReply
         </div>
       ) : (
         <Markdown source={reply.message} />
+      )}
+      {/* The quoted part of a mail, set aside from its message (issue 29): collapsed, as mail clients
+          show it, and plain text like the customer's words. */}
+      {reply.quoted && (
+        <details class="quoted">
+          <summary>{t.showQuoted}</summary>
+          <div class="plain">
+            <PlainText source={reply.quoted} />
+          </div>
+        </details>
       )}
       {reply.attachments.length > 0 && <Files ticketId={ticket.id} files={reply.attachments} />}
     </li>

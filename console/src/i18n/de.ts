@@ -158,6 +158,7 @@ export const de: Strings = {
   unverifiedLabel: 'Absender nicht bestätigt',
   unverifiedSender:
     'Absender nicht bestätigt: Diese Mail gibt vor, von {email} zu kommen, ließ sich aber nicht prüfen. Der Kunde sieht sie nicht, und sie hat das Ticket nicht wieder geöffnet.',
+  showQuoted: 'Zitierten Text anzeigen',
   support: 'Support',
   attachments: 'Anhänge',
   download: '{name} herunterladen',

@@ -163,6 +163,7 @@ export const en = {
   unverifiedLabel: 'Unverified sender',
   unverifiedSender:
     'Unverified sender: this mail claims to be from {email} but could not be verified. The customer does not see it, and it did not reopen the ticket.',
+  showQuoted: 'Show quoted text',
   support: 'Support',
   attachments: 'Attachments',
   download: 'Download {name}',

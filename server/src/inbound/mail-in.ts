@@ -111,6 +111,8 @@ export class MailIn {
         ? messageId
         : `sha256:${createHash('sha256').update(raw).digest('hex')}`;
     const text = mail.text;
+    // The quoted part set aside (parse-mail.ts), kept for staff beside the message it came with.
+    const quoted = mail.quoted ? { quoted: mail.quoted } : {};
     try {
       checkBlocklists(config.blocklists, { ip: '', email: sender, texts: [mail.subject, text] });
     } catch (err) {
@@ -165,6 +167,7 @@ export class MailIn {
             reply = {
               id: replyId,
               message: withNote(text, files.refused),
+              ...quoted,
               from_customer: true,
               author: current.name,
               created_at: at,
@@ -204,6 +207,7 @@ export class MailIn {
               id,
               subject: oneLine(mail.subject, SUBJECT_MAX) || '(no subject)',
               message: withNote(text, files.refused),
+              ...quoted,
               name: oneLine(fromName || sender.slice(0, sender.indexOf('@')), NAME_MAX),
               email: sender,
               status: firstOpenStatus(config.statuses),

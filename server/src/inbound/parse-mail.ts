@@ -20,6 +20,11 @@ export interface ParsedInbound {
   subject: string;
   /** The new text (reply-text.ts), at most MESSAGE_MAX characters; "(no text)" when there is none. */
   text: string;
+  /**
+   * The quoted history and signature replyText set aside, at most MESSAGE_MAX characters; "" when none.
+   * Kept beside the message and shown collapsed to staff: where the split is wrong, nothing is lost.
+   */
+  quoted: string;
   messageId: string | null;
   inReplyTo: string | undefined;
   references: string[];
@@ -77,7 +82,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedInbound> {
     senderError: 'error' in from ? noNul(from.error) : undefined,
     name: 'error' in from ? '' : noNul(from.name ?? ''),
     subject: noNul(mail.subject ?? ''),
-    text: newText(mail),
+    ...newText(mail),
     messageId: noNul(mail.messageId?.trim() ?? '') || null,
     inReplyTo: mail.inReplyTo === undefined ? undefined : noNul(mail.inReplyTo),
     references: references.map(noNul),
@@ -94,8 +99,11 @@ export async function parseMail(raw: Buffer): Promise<ParsedInbound> {
   };
 }
 
-/** The new text: the plain part (or text made from the HTML), without quotes unless forwarded. */
-function newText(mail: ParsedMail): string {
+/**
+ * The new text: the plain part (or text made from the HTML), without quotes unless forwarded; and the
+ * quoted part set aside.
+ */
+function newText(mail: ParsedMail): { text: string; quoted: string } {
   // mailparser makes no text from the HTML here (skipHtmlToText): made here, on bounded input, for an
   // HTML-only mail and for HTML inside a multipart/related (HTML with inline images) alike.
   const html = typeof mail.html === 'string' ? mail.html : '';
@@ -109,8 +117,8 @@ function newText(mail: ParsedMail): string {
         : ''),
   );
   // A forwarded mail's quoted part is the point of it: replyText keeps it.
-  const { text } = replyText(whole);
-  return text.slice(0, MESSAGE_MAX) || '(no text)';
+  const { text, quoted } = replyText(whole);
+  return { text: text.slice(0, MESSAGE_MAX) || '(no text)', quoted: quoted.slice(0, MESSAGE_MAX) };
 }
 
 /** Elements that have no end tag: they open no level. */

@@ -26,10 +26,16 @@ export const AttachmentSchema = z
   .meta({ id: 'Attachment' });
 export type Attachment = z.infer<typeof AttachmentSchema>;
 
+/** Said of `quoted` on a reply and on the ticket's own message. */
+const QUOTED =
+  'a mail-born message only (staff only): the quoted history and signature set aside from the mail, ' +
+  'shown collapsed under `message`; a public key never sees it';
+
 export const ReplySchema = z
   .strictObject({
     id: z.string().describe('rpl_…'),
     message: z.string(),
+    quoted: z.string().optional().describe(QUOTED),
     from_customer: z.boolean(),
     author: z.string().nullable(),
     /** The agent whose console session wrote it (support's view only; customers see `author`). */
@@ -92,6 +98,7 @@ export const TicketSchema = z
     id: z.string().describe('tkt_…'),
     subject: z.string(),
     message: z.string(),
+    quoted: z.string().optional().describe(QUOTED),
     name: z.string(),
     email: z.string(),
     status: z.string(),
@@ -127,6 +134,7 @@ export const PublicTicketSchema = TicketSchema.omit({
   tags: true,
   due_at: true,
   activity: true,
+  quoted: true,
 }).meta({
   id: 'PublicTicket',
 });

@@ -140,6 +140,7 @@ const merge = route({
     const opening: Reply = {
       id: newId('rpl'),
       message: source.message,
+      ...(source.quoted === undefined ? {} : { quoted: source.quoted }),
       from_customer: true,
       author: source.name,
       created_at: source.created_at,

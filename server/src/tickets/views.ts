@@ -9,7 +9,8 @@ export function fullView(t: StoredTicket): Ticket {
 
 /**
  * What a customer sees: no internal assignment, tags, SLA deadline or activity, no internal notes (their
- * files included), no agent's id on a reply.
+ * files included), no agent's id on a reply, no quoted part of a mail (theirs: they have their mail, and
+ * a quote may hold history not meant for this ticket).
  */
 export function publicView(t: StoredTicket): PublicTicket {
   const {
@@ -21,9 +22,13 @@ export function publicView(t: StoredTicket): PublicTicket {
     idempotency: _i,
     locale: _l,
     link_version: _v,
+    quoted: _q,
     ...rest
   } = t;
-  return { ...rest, replies: rest.replies.filter(shownToCustomer).map(({ agent_id: _g, ...r }) => r) };
+  return {
+    ...rest,
+    replies: rest.replies.filter(shownToCustomer).map(({ agent_id: _g, quoted: _r, ...r }) => r),
+  };
 }
 
 /** An internal note: a reply only staff see. */
