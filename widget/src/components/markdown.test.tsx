@@ -125,10 +125,17 @@ describe('Markdown', () => {
 
   it('renders a long article of unclosed links as fast as plain text of the same length', () => {
     const length = 100_000;
-    const plain = best(() => html(repeat('word ', length)));
+    // Measured side by side, with three tries a shape (a loaded machine only ever slows one run down;
+    // quadratic work, seconds here, fails every try).
     for (const shape of ['[a](', '[', '[](', '[a](b']) {
-      const hostile = best(() => html(repeat(shape, length)));
-      expect(hostile, JSON.stringify(shape)).toBeLessThan(10 * plain + 50);
+      const tries: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const plain = best(() => html(repeat('word ', length)));
+        const hostile = best(() => html(repeat(shape, length)));
+        if (hostile < 10 * plain + 50) break;
+        tries.push(`${plain.toFixed(0)} ms plain, ${hostile.toFixed(0)} ms`);
+      }
+      expect(tries.length, `${JSON.stringify(shape)}: ${tries.join('; ')}`).toBeLessThan(3);
     }
     expect(html('[a]('.repeat(3))).toBe('<div class="article"><p>[a]([a]([a](</p></div>');
   });
