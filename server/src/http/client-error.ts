@@ -22,19 +22,23 @@ const REASONS: Record<number, string> = {
 
 /**
  * The server's `clientError` listener: answers in the API's error shape, with a request id, and logs
- * one line at warn level (a client's mistake, not the server's). A connection that is already gone
- * (reset, or half an answer written) is only closed.
+ * one line at warn level (a client's mistake, not the server's), and closes the connection. A
+ * connection that is already gone, or carries an answer under way, is only closed.
  */
 export function answerClientError(logger: Logger) {
   return (err: Error & { code?: string }, socket: Socket) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
+    // As Node's own handler: nothing is written into an answer already under way on this connection.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
     const api = REFUSALS[err.code ?? ''] ?? MALFORMED;
     const id = newRequestId();
-    logger.warn({ reqId: id, code: api.code, reason: err.code }, 'refused a malformed request');
+    logger.warn({ reqId: id, code: api.code, reason: err.code }, 'refused a request before it reached a route');
     const body = JSON.stringify({ error: { code: api.code, message: api.message } });
+    // Written, then the connection closed whole, as Node's own answer does: a client that never closes
+    // its side (a slowloris connection past the headers timeout) must not keep the socket.
     socket.end(
       `HTTP/1.1 ${api.status} ${REASONS[api.status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
@@ -43,6 +47,7 @@ export function answerClientError(logger: Logger) {
         'X-Content-Type-Options: nosniff\r\n' +
         'Connection: close\r\n\r\n' +
         body,
+      () => socket.destroy(),
     );
   };
 }
