@@ -11,7 +11,7 @@ import { startChild, type ChildServer } from '../test-support/child-server.js';
 import { eventually } from '../test-support/receiver.js';
 import { makeKeys, ticketInput } from '../test-support/server.js';
 import { freePort } from '../test-support/smtp.js';
-import { parseUnit, unitEnvironment } from '../test-support/systemd-unit.js';
+import { parseUnit, serviceEnvironment } from '../test-support/systemd-unit.js';
 
 // Needs Debian's systemd (systemd-analyze), nginx and caddy: .ci/run installs them; `pnpm test:system`.
 const run = promisify(execFile);
@@ -70,9 +70,12 @@ const listening = (port: number) =>
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ticketing-proxy-'));
-  // The server as the unit starts it: dist/main.js with the unit's environment (data directory and
-  // port of this test's own).
-  const env = unitEnvironment(parseUnit(await deployFile('ticketing.service')));
+  // The server as the unit starts it: dist/main.js with the unit's environment and the guide's
+  // /etc/ticketing/env (data directory and port of this test's own).
+  const env = serviceEnvironment(
+    parseUnit(await deployFile('ticketing.service')),
+    await readFile(join(ROOT, 'docs', 'deploy.md'), 'utf8'),
+  );
   server = await startChild(
     {
       ...env,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/config.js';
 import { startChild } from '../test-support/child-server.js';
-import { parseUnit, unitEnvironment, type Unit } from '../test-support/systemd-unit.js';
+import { parseUnit, serviceEnvironment, unitEnvironment, type Unit } from '../test-support/systemd-unit.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -75,10 +75,7 @@ describe('deploy/ticketing.service', () => {
 
   it('has settings the server accepts, and the server starts with them', async () => {
     // The unit's defaults and the environment file the guide writes.
-    const line = /echo '(TICKETING_PUBLIC_URL=[^']+)' \| sudo tee( -a)? \/etc\/ticketing\/env/.exec(
-      read('docs/deploy.md'),
-    )![1]!;
-    const env = { ...unitEnvironment(unit), [line.split('=')[0]!]: line.slice(line.indexOf('=') + 1) };
+    const env = serviceEnvironment(unit, read('docs/deploy.md'));
     const config = loadConfig(env);
     expect(config).toMatchObject({
       host: '127.0.0.1',

@@ -33,3 +33,14 @@ export function unitEnvironment(unit: Unit): Record<string, string> {
   }
   return env;
 }
+
+/**
+ * The environment the service runs with: the unit's own, then what docs/deploy.md writes into
+ * /etc/ticketing/env (`echo 'KEY=value' | sudo tee -a /etc/ticketing/env`), which systemd reads over it.
+ */
+export function serviceEnvironment(unit: Unit, guide: string): Record<string, string> {
+  const env = unitEnvironment(unit);
+  for (const m of guide.matchAll(/^echo '([A-Z_][A-Z0-9_]*)=([^']*)' \| sudo tee( -a)? \/etc\/ticketing\/env$/gm))
+    env[m[1]!] = m[2]!;
+  return env;
+}
