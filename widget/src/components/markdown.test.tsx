@@ -1,4 +1,5 @@
 import { render } from 'preact';
+import { bestTime, repeatTo } from '../test-support/timing.js';
 import { describe, expect, it } from 'vitest';
 import { Markdown } from './markdown.js';
 
@@ -90,16 +91,6 @@ describe('Markdown', () => {
   });
 
   // Timings are compared with each other in the same run, never with a fixed number of milliseconds.
-  const best = (work: () => unknown) => {
-    let t = Infinity;
-    for (let i = 0; i < 5; i++) {
-      const started = performance.now();
-      work();
-      t = Math.min(t, performance.now() - started);
-    }
-    return t;
-  };
-  const repeat = (shape: string, length: number) => shape.repeat(Math.ceil(length / shape.length));
 
   it('tokenises in time proportional to the length of the text, whatever marks it leaves unclosed', () => {
     // The attack is a mark whose try fails after scanning far ahead, repeated: each shape at n and at 4n
@@ -114,8 +105,8 @@ describe('Markdown', () => {
     for (const shape of shapes) {
       const tries: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const small = best(() => Markdown({ source: repeat(shape, n) }));
-        const large = best(() => Markdown({ source: repeat(shape, 4 * n) }));
+        const small = bestTime(() => Markdown({ source: repeatTo(shape, n) }));
+        const large = bestTime(() => Markdown({ source: repeatTo(shape, 4 * n) }));
         if (large < 8 * small + 50) break;
         tries.push(`${small.toFixed(0)} ms -> ${large.toFixed(0)} ms`);
       }
@@ -130,8 +121,8 @@ describe('Markdown', () => {
     for (const shape of ['[a](', '[', '[](', '[a](b']) {
       const tries: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const plain = best(() => html(repeat('word ', length)));
-        const hostile = best(() => html(repeat(shape, length)));
+        const plain = bestTime(() => html(repeatTo('word ', length)));
+        const hostile = bestTime(() => html(repeatTo(shape, length)));
         if (hostile < 10 * plain + 50) break;
         tries.push(`${plain.toFixed(0)} ms plain, ${hostile.toFixed(0)} ms`);
       }

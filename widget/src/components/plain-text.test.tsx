@@ -1,4 +1,5 @@
 import { render } from 'preact';
+import { bestTime, repeatTo } from '../test-support/timing.js';
 import { describe, expect, it } from 'vitest';
 import { PlainText } from './plain-text.js';
 
@@ -56,16 +57,6 @@ describe('PlainText (a customer message)', () => {
   });
 
   it('takes time in proportion to the length of the text, whatever its shape', () => {
-    const best = (work: () => unknown) => {
-      let t = Infinity;
-      for (let i = 0; i < 5; i++) {
-        const started = performance.now();
-        work();
-        t = Math.min(t, performance.now() - started);
-      }
-      return t;
-    };
-    const repeat = (shape: string, length: number) => shape.repeat(Math.ceil(length / shape.length));
     // Each shape at n and 4n characters: linear work takes about 4 times as long, quadratic 16 times.
     const n = 25_000;
     for (const shape of [
@@ -82,8 +73,8 @@ describe('PlainText (a customer message)', () => {
       '@https://a',
       'a ',
     ]) {
-      const small = best(() => PlainText({ source: repeat(shape, n) }));
-      const large = best(() => PlainText({ source: repeat(shape, 4 * n) }));
+      const small = bestTime(() => PlainText({ source: repeatTo(shape, n) }));
+      const large = bestTime(() => PlainText({ source: repeatTo(shape, 4 * n) }));
       expect(large, JSON.stringify(shape)).toBeLessThan(8 * small + 50);
     }
   });
