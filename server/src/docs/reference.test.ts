@@ -40,7 +40,14 @@ describe('/docs', () => {
     expect(api.status).toBe(200);
     const doc = (await open.json()) as Record<string, unknown>;
     expect(doc.servers).toEqual([{ url: '/v1' }]); // "Try it out" calls the page's own origin
-    expect({ ...doc, servers: api.body.servers }).toEqual(api.body);
+    // The probes' own servers (outside /v1) follow the base in the same way.
+    const probes = doc.paths as Record<string, { servers?: unknown }>;
+    expect(probes['/health']!.servers).toEqual([{ url: '/' }]);
+    const apiPaths = api.body.paths as Record<string, { servers?: unknown }>;
+    const paths = Object.fromEntries(
+      Object.entries(probes).map(([k, v]) => [k, v.servers ? { ...v, servers: apiPaths[k]!.servers } : v]),
+    );
+    expect({ ...doc, servers: api.body.servers, paths }).toEqual(api.body);
     // References resolve from the document root: no schema renames its base with a fragment-only $id.
     expect(JSON.stringify(api.body)).not.toContain('"$id"');
   });

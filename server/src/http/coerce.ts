@@ -43,6 +43,11 @@ export function formInt(range: { min: number; max?: number; digits: string; mess
 
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const LINE_BREAK = /[\r\n\u2028\u2029]/;
+// The same rules as patterns, for the document (a refinement is not in JSON Schema): not blank (a
+// lookahead, linear on a long text), and none of the refused characters.
+const NOT_BLANK = '(?=[\\s\\S]*\\S)';
+const ONE_LINE_PATTERN = `^${NOT_BLANK}[^\\x00-\\x08\\x0a-\\x1f\\x7f\\u2028\\u2029]*$`;
+const TEXT_PATTERN = `^${NOT_BLANK}[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]*$`;
 
 /** A one-line text: no line breaks, so it can never inject a mail header. */
 export const singleLine = (max: number) =>
@@ -53,6 +58,7 @@ export const singleLine = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((s) => !LINE_BREAK.test(s), 'must be on one line')
     .refine((s) => !CONTROL.test(s), 'must not contain control characters')
+    .meta({ pattern: ONE_LINE_PATTERN })
     .describe(`one line, 1-${max} characters (surrounding spaces are dropped), no control characters`);
 
 /** A multi-line text; blank is refused. */
@@ -62,6 +68,7 @@ export const longText = (max: number) =>
     .max(max, `must be at most ${max.toLocaleString('en')} characters`)
     .refine((s) => s.trim().length > 0, 'is required')
     .refine((s) => !CONTROL.test(s), 'must not contain control characters')
+    .meta({ pattern: TEXT_PATTERN })
     .describe(`1-${max} characters, not blank, no control characters but tab and line breaks`);
 
 export const email = z

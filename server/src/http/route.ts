@@ -12,7 +12,8 @@ export const API_PREFIX = '/v1';
 export type Method = 'get' | 'post' | 'delete';
 /** How a body may be sent: JSON, a urlencoded form, multipart/form-data. */
 export type Encoding = 'json' | 'form' | 'multipart';
-export type RequestHeader = 'Idempotency-Key' | 'If-None-Match' | 'X-Ticketing-Identity' | 'Accept-Language';
+export type RequestHeader =
+  'Idempotency-Key' | 'If-None-Match' | 'X-Ticketing-Identity' | 'Accept-Language' | 'Last-Event-ID';
 export type ResponseHeader =
   'ETag' | 'Cache-Control' | 'Content-Disposition' | 'Content-Security-Policy' | 'Allow' | 'Set-Cookie';
 

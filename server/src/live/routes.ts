@@ -42,6 +42,7 @@ const events = route({
     'reconnect then gets 401. At most 10 streams per credential and 100 per client address are open at ' +
     'once (TICKETING_EVENTS_PER_CREDENTIAL, TICKETING_EVENTS_PER_ADDRESS): beyond, 429 rate_limited with Retry-After.',
   query: EventsQuery,
+  requestHeaders: ['Last-Event-ID'],
   errors: { 429: ['rate_limited'] },
   responses: {
     200: {
@@ -50,7 +51,7 @@ const events = route({
       headers: ['Cache-Control'],
     },
   },
-  async handler({ actor, query, ctx, ip, credentialHolds }, deps) {
+  async handler({ actor, query, ctx, ip, header, credentialHolds }, deps) {
     // A session counts apart from the same agent's other sessions; a key is one credential.
     const credential = actor.kind === 'agent' ? `session:${actor.session}` : `key:${actor.key.id}`;
     const full = deps.live.full(credential, ip);
@@ -63,7 +64,7 @@ const events = route({
           : 'Too many event streams are open from this address: close one first.',
         { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
       );
-    const last = ctx.get('Last-Event-ID') || query.last_event_id;
+    const last = header('Last-Event-ID') || query.last_event_id;
     const stream = new PassThrough();
     // A long-lived answer: no socket timeout, and each event leaves at once.
     ctx.req.socket.setTimeout(0);

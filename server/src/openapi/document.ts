@@ -38,6 +38,13 @@ const HEADERS: Record<string, { description: string; schema: Json }> = {
     schema: { type: 'string' },
   },
   Location: { description: 'The endpoint’s path without .php, with the query string kept', schema: { type: 'string' } },
+  'Access-Control-Allow-Origin': { description: 'The Origin sent, echoed', schema: { type: 'string' } },
+  'Access-Control-Allow-Methods': { description: 'GET, POST, DELETE, OPTIONS', schema: { type: 'string' } },
+  'Access-Control-Allow-Headers': {
+    description: 'Authorization, Content-Type, If-None-Match, Idempotency-Key, X-Ticketing-Identity',
+    schema: { type: 'string' },
+  },
+  'Access-Control-Max-Age': { description: 'Seconds a browser may keep this answer', schema: { type: 'integer' } },
 };
 
 const REQUEST_HEADERS: Record<string, Json> = {
@@ -55,8 +62,16 @@ const REQUEST_HEADERS: Record<string, Json> = {
     required: false,
     description:
       'A customer the site vouches for: `<hex HMAC-SHA256(identity secret, email)>.<email, percent-encoded>`. ' +
-      'Unsigned or badly signed: the customer is anonymous.',
-    schema: { type: 'string', maxLength: 1000 },
+      'Unsigned, badly signed or malformed (of any length): the customer is anonymous, never an error.',
+    schema: { type: 'string' },
+  },
+  'Last-Event-ID': {
+    name: 'Last-Event-ID',
+    in: 'header',
+    required: false,
+    description:
+      'The `id:` of the last event received: the stream resumes after it (a `reset` event when it is no longer kept).',
+    schema: { type: 'string' },
   },
   'Idempotency-Key': {
     name: 'Idempotency-Key',
@@ -98,6 +113,10 @@ function errorCodes(route: RouteDef<never>): Record<number, string[]> {
     add(415, 'unsupported_media_type');
   }
   for (const [status, list] of Object.entries(route.errors ?? {})) add(Number(status), ...list);
+  // Refused by Node's HTTP parser before any route (http/client-error.ts): on every operation alike.
+  add(400, 'bad_request');
+  add(408, 'request_timeout');
+  add(431, 'headers_too_large');
   add(500, 'internal_error');
   add(503, 'unavailable');
   for (const status of Object.keys(codes)) codes[Number(status)] = [...new Set(codes[Number(status)])];
@@ -111,12 +130,68 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Not allowed',
   404: 'Not found',
   405: 'Not allowed on this resource',
+  408: 'The request did not arrive in time',
   409: 'Conflicts with the current state',
   413: 'Too large',
   415: 'Not a media type or file type this endpoint takes',
   429: 'Too many requests',
+  431: 'The request headers are too large',
   500: 'Something went wrong on the server',
   503: 'The data directory cannot take writes right now',
+};
+
+/**
+ * A property as the server reads it: where an empty value (and, in a JSON body, null) counts as not
+ * given (coerce.ts `optional`, as browsers send empty form fields), the document says so rather than
+ * letting the value's own rule refuse it.
+ */
+function withEmpty(property: Json, schema: z.ZodType, name: string, required: string[], body: boolean): Json {
+  if (required.includes(name) || !emptyIsAbsent(schema, name) || takesEmpty(property)) return property;
+  const { description, ...rest } = property;
+  const alternatives = Object.keys(rest).length === 1 && Array.isArray(rest.anyOf) ? (rest.anyOf as Json[]) : [rest];
+  return {
+    description: [description, 'empty: as if not given'].filter(Boolean).join('; '),
+    anyOf: [...alternatives, { type: 'string', maxLength: 0 }, ...(body ? [{ type: 'null' }] : [])],
+  };
+}
+
+/** Whether `schema` takes an empty `name`: no issue names it (it is then "not given", or its default). */
+function emptyIsAbsent(schema: z.ZodType, name: string) {
+  const result = schema.safeParse({ [name]: '' });
+  return result.success || !result.error.issues.some((issue) => issue.path[0] === name);
+}
+
+/** Whether a parameter's documented schema already allows the empty string. */
+const takesEmpty = (schema: Json) =>
+  schema.type === 'string' && !schema.enum && !schema.pattern && !schema.format && !((schema.minLength as number) > 0);
+
+/**
+ * What an answer's ticket leads to (OpenAPI links): a client, or a stateful test, follows a ticket from
+ * its creation to reading, replying and closing it.
+ */
+const TICKET_LINKS: Json = {
+  read: { operationId: 'get_ticket', parameters: { id: '$response.body#/id' } },
+  reply: { operationId: 'post_reply', requestBody: { ticket_id: '$response.body#/id', message: 'Thanks!' } },
+  status: { operationId: 'post_status', requestBody: { ticket_id: '$response.body#/id', status: 'closed' } },
+  upload: { operationId: 'post_upload', requestBody: { ticket_id: '$response.body#/id' } },
+};
+const LINKED: Record<string, Json> = {
+  'post_create 201': TICKET_LINKS,
+  'post_reply 201': TICKET_LINKS,
+  'get_ticket 200': { reply: TICKET_LINKS.reply, status: TICKET_LINKS.status },
+};
+
+/** Request examples, one per operation where a first-time reader needs one. */
+const EXAMPLES: Record<string, Json> = {
+  post_create: {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    subject: 'My order #1042 has not arrived',
+    message: 'Hello,\nI ordered a kettle on Monday and it has not arrived yet.',
+    page_url: 'https://shop.example/orders',
+  },
+  post_reply: { ticket_id: 'tkt_Rb8gza8DbXpy0UkvJgiP', message: 'It left our warehouse today: tracking 123.' },
+  post_status: { ticket_id: 'tkt_Rb8gza8DbXpy0UkvJgiP', status: 'closed' },
 };
 
 const operationId = (route: RouteDef<never>) => `${route.method}_${route.path.slice(1).replace(/[^a-zA-Z0-9]+/g, '_')}`;
@@ -153,6 +228,118 @@ function convert(entries: Map<string, z.ZodType>, io: 'input' | 'output') {
     delete s.$id;
   }
   return { converted, components };
+}
+
+/** GET's operation as HEAD: the same statuses and headers, no content. */
+function headOperation(get: Json): Json {
+  const responses = Object.fromEntries(
+    Object.entries(get.responses as Record<string, Json>).map(([status, { content: _body, ...rest }]) => [
+      status,
+      rest,
+    ]),
+  );
+  return {
+    ...get,
+    operationId: `head_${(get.operationId as string).replace(/^get_/, '')}`,
+    summary: `${get.summary as string} (headers only)`,
+    responses,
+  };
+}
+
+/**
+ * The CORS preflight a browser sends before a cross-origin call (http/cors.ts): 204 with the allowed
+ * methods and headers, for any origin and without a key; the real request then checks the key's origins.
+ */
+function preflightOperation(path: string, methods: string[]): Json {
+  return {
+    operationId: `options_${path.slice(1).replace(/[^a-zA-Z0-9]+/g, '_')}`,
+    summary: 'CORS preflight',
+    description: `Methods here: ${methods.map((m) => m.toUpperCase()).join(', ')}. Without a preflight request (no Origin), 200 with Allow.`,
+    tags: [path.slice(1)],
+    security: [],
+    responses: {
+      '204': {
+        description: 'What a cross-origin request may send',
+        headers: {
+          'X-Request-Id': headerRef('X-Request-Id'),
+          'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+          'Access-Control-Allow-Methods': headerRef('Access-Control-Allow-Methods'),
+          'Access-Control-Allow-Headers': headerRef('Access-Control-Allow-Headers'),
+          'Access-Control-Max-Age': headerRef('Access-Control-Max-Age'),
+        },
+      },
+      '200': {
+        description: 'Not a preflight: the methods this path takes',
+        headers: { 'X-Request-Id': headerRef('X-Request-Id'), Allow: headerRef('Allow') },
+      },
+    },
+  };
+}
+
+/** The load balancers' probes, outside /v1 (health/health.ts): no key, never cached. */
+function probePaths(serverUrl: string): Record<string, Json> {
+  const servers = [{ url: serverUrl.replace(/\/v1$/, '') || '/' }];
+  const checks = {
+    type: 'object',
+    description: 'Each check: `ok`, and an `error` code when it fails',
+    additionalProperties: {
+      type: 'object',
+      properties: { ok: { type: 'boolean' }, error: { type: 'string' } },
+      required: ['ok'],
+    },
+  };
+  const json = (schema: Json) => ({ 'application/json': { schema } });
+  const headers = { 'Cache-Control': { description: 'no-store', schema: { type: 'string' } } };
+  const probe = (name: string, summary: string, responses: Json) => {
+    const operation = { summary, tags: ['probes'], security: [], responses };
+    const head = Object.fromEntries(
+      Object.entries(responses).map(([status, r]) => [status, { description: (r as Json).description, headers }]),
+    );
+    return {
+      get: { operationId: `get_${name}`, ...operation },
+      head: { operationId: `head_${name}`, ...operation, summary: `${summary} (headers only)`, responses: head },
+    };
+  };
+  return {
+    '/health': {
+      servers,
+      ...probe('health', 'The process answers', {
+        '200': {
+          description: 'Alive',
+          headers,
+          content: json({
+            type: 'object',
+            properties: { status: { const: 'ok' }, version: { type: 'string' } },
+            required: ['status', 'version'],
+            additionalProperties: false,
+          }),
+        },
+      }),
+    },
+    '/ready': {
+      servers,
+      ...probe('ready', 'It can do its work: storage takes writes, the outbox moves, it is not stopping', {
+        '200': {
+          description: 'Ready',
+          headers,
+          content: json({
+            type: 'object',
+            properties: { status: { const: 'ready' }, checks },
+            required: ['status', 'checks'],
+          }),
+        },
+        '503': {
+          description: 'Not ready: take it out of the rotation',
+          headers,
+          content: json({
+            type: 'object',
+            properties: { status: { type: 'string' }, checks },
+            required: ['status'],
+          }),
+        },
+      }),
+    },
+  };
 }
 
 /**
@@ -241,7 +428,7 @@ export function openApiDocument(
     if (query) {
       const required = (query.required ?? []) as string[];
       for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, Json>)) {
-        const { description, ...rest } = schema;
+        const { description, ...rest } = withEmpty(schema, route.query!, name, required, false);
         parameters.push({
           name,
           in: 'query',
@@ -254,9 +441,22 @@ export function openApiDocument(
     for (const h of route.requestHeaders ?? []) parameters.push(REQUEST_HEADERS[h]!);
 
     let requestBody: Json | undefined;
-    const body = inp.converted[`${id}_body`];
+    let body = inp.converted[`${id}_body`];
+    if (route.body && body?.properties) {
+      const schema = route.body.documented ?? route.body.schema;
+      const required = (body.required ?? []) as string[];
+      body = {
+        ...body,
+        properties: Object.fromEntries(
+          Object.entries(body.properties as Record<string, Json>).map(([name, p]) => [
+            name,
+            withEmpty(p, schema, name, required, true),
+          ]),
+        ),
+      };
+    }
     if (route.body && body) {
-      const content: Record<string, { schema: Json }> = {};
+      const content: Record<string, { schema: Json; example?: Json }> = {};
       for (const encoding of route.body.encodings) {
         let schema = body;
         const files = route.body.files;
@@ -272,7 +472,8 @@ export function openApiDocument(
             ...(files.required ? { required: [...((body.required as string[]) ?? []), field!] } : {}),
           };
         }
-        content[MEDIA[encoding]] = { schema };
+        const example = encoding === 'json' ? EXAMPLES[id] : undefined;
+        content[MEDIA[encoding]] = example ? { schema, example } : { schema };
       }
       requestBody = { required: !route.body.optional, content };
     }
@@ -290,7 +491,13 @@ export function openApiDocument(
               ...Object.fromEntries(Object.entries(answer.media ?? {}).map(([type, s]) => [type, { schema: s }])),
             }
           : undefined;
-      responses[status] = { description: answer.description, headers, ...(content ? { content } : {}) };
+      const links = LINKED[`${id} ${status}`];
+      responses[status] = {
+        description: answer.description,
+        headers,
+        ...(content ? { content } : {}),
+        ...(links ? { links } : {}),
+      };
     }
     for (const [status, codes] of Object.entries(errorCodes(route))) {
       const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
@@ -319,7 +526,13 @@ export function openApiDocument(
       responses,
     };
   }
-  Object.assign(paths, legacyPaths(routes));
+  for (const [path, item] of Object.entries(paths)) {
+    const get = item.get as Json | undefined;
+    // HEAD: what GET answers, without the body (Koa's router answers it for every GET).
+    if (get) item.head = headOperation(get);
+    item.options = preflightOperation(path, Object.keys(item));
+  }
+  Object.assign(paths, legacyPaths(routes), probePaths(info.serverUrl));
 
   return {
     openapi: '3.1.0',
@@ -334,9 +547,14 @@ export function openApiDocument(
     },
     servers: [{ url: info.serverUrl }],
     security: [{ bearer: [] }, { session: [] }],
-    tags: [...new Set(routes.map((r) => r.path.slice(1))), 'legacy'].map((name) => ({
+    tags: [...new Set(routes.map((r) => r.path.slice(1))), 'legacy', 'probes'].map((name) => ({
       name,
-      description: name === 'legacy' ? 'Redirects for integrations that call /<endpoint>.php' : `${API_PREFIX}/${name}`,
+      description:
+        name === 'legacy'
+          ? 'Redirects for integrations that call /<endpoint>.php'
+          : name === 'probes'
+            ? 'Health checks for load balancers and monitors (outside /v1)'
+            : `${API_PREFIX}/${name}`,
     })),
     components: {
       securitySchemes: {

@@ -12,6 +12,9 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const op = (method: string, path: string) => doc.paths[path][method];
+/** A path item's operations (it may also hold `servers`). */
+const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];
+const operations = (item: any): [string, any][] => Object.entries<any>(item).filter(([k]) => METHODS.includes(k));
 const bodySchema = (method: string, path: string, type = 'application/json') =>
   op(method, path).requestBody.content[type].schema;
 const param = (method: string, path: string, name: string) =>
@@ -44,7 +47,7 @@ describe('/v1/openapi.json', () => {
       for (const status of Object.keys(route.responses)) expect(operation.responses).toHaveProperty(status);
       if (route.access !== 'open') expect(operation.responses).toHaveProperty('401');
     }
-    const ids = Object.values(doc.paths).flatMap((p: any) => Object.values(p).map((o: any) => o.operationId));
+    const ids = Object.values(doc.paths).flatMap((p: any) => operations(p).map(([, o]) => o.operationId));
     expect(new Set(ids).size).toBe(ids.length);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/(schemas|headers)\/([^"]+)"/g)];
     for (const [, kind, name] of refs) expect(doc.components[kind!]).toHaveProperty(name!);
@@ -57,8 +60,12 @@ describe('/v1/openapi.json', () => {
     expect(create.properties.email).toMatchObject({ format: 'email', maxLength: 254 });
     expect(new RegExp(create.properties.email.pattern).test('a@mail-.example')).toBe(false);
     expect(new RegExp(create.properties.email.pattern).test('ada@example.com')).toBe(true);
-    expect(create.properties.page_url.format).toBe('uri');
-    expect(new RegExp(create.properties.page_url.pattern).test('javascript:alert(1)')).toBe(false);
+    const [pageUrl, ...empty] = create.properties.page_url.anyOf;
+    expect(pageUrl.format).toBe('uri');
+    expect(new RegExp(pageUrl.pattern).test('javascript:alert(1)')).toBe(false);
+    // Optional fields: empty (and null in JSON) is "not given", as the server reads it.
+    expect(empty).toEqual([{ type: 'string', maxLength: 0 }, { type: 'null' }]);
+    expect(create.properties.page_url.description).toMatch(/empty: as if not given/);
     expect(bodySchema('post', '/create', 'multipart/form-data').properties['attachments[]']).toMatchObject({
       type: 'array',
       maxItems: 10,
@@ -103,7 +110,7 @@ describe('/v1/openapi.json', () => {
 
   it('has no bare object among the answers, and the ticket views exclude each other', () => {
     for (const [path, item] of Object.entries<any>(doc.paths)) {
-      for (const [method, operation] of Object.entries<any>(item)) {
+      for (const [method, operation] of operations(item)) {
         for (const [status, response] of Object.entries<any>(operation.responses)) {
           for (const media of Object.values<any>(response.content ?? {})) {
             const schema = media.schema;

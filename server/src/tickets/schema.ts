@@ -138,18 +138,21 @@ export const TagsInput = z.object({
 
 export const BulkInput = z.object({
   ticket_ids: z.array(id).min(1, 'must name at least one ticket').max(100, 'at most 100 tickets at once'),
-  set: z.object({
-    status: optional(z.string().trim().max(32)),
-    priority: optional(z.enum(PRIORITIES, `must be one of ${PRIORITIES.join(', ')}`)),
-    agent_id: agentId.optional().describe('an agent id, or null to unassign'),
-    add_tags: optional(tagList),
-    remove_tags: optional(tagList),
-  }),
+  set: z
+    .object({
+      status: optional(z.string().trim().max(32)),
+      priority: optional(z.enum(PRIORITIES, `must be one of ${PRIORITIES.join(', ')}`)),
+      agent_id: agentId.optional().describe('an agent id, or null to unassign'),
+      add_tags: optional(tagList),
+      remove_tags: optional(tagList),
+    })
+    // "Changes nothing" is 400 (tools.ts): at least one change, as the document can say it.
+    .meta({ minProperties: 1 }),
 });
 
 export const MergeInput = z.object({
   ticket_id: id.describe('the ticket that is merged (it is closed, with merged_into)'),
-  into_id: id.describe('the ticket that receives its messages and files'),
+  into_id: id.describe('the ticket that receives its messages and files: another ticket than ticket_id'),
 });
 
 export const SpamInput = z.object({
