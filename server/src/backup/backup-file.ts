@@ -57,7 +57,7 @@ export async function backupDataDir(
   await Promise.all([FileTicketStore.settle(dataDir, 'live'), FileTicketStore.settle(dataDir, 'test')]);
   const snapshot = await takeSnapshot(dataDir);
   try {
-    await writeArchiveFile(packSnapshot(snapshot, { serverVersion, createdAt: new Date() }), file);
+    await writeArchiveFile(packSnapshot(snapshot, { serverVersion, createdAt: snapshot.cutAt }), file);
   } finally {
     await snapshot.release();
   }

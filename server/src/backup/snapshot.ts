@@ -1,7 +1,7 @@
-import { copyFile, link, lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { TEMP_SUFFIX } from '../store/durable-write.js';
-import { randomToken } from '../model/index.js';
+import { isId, randomToken } from '../model/index.js';
 import { LAYOUT } from '../store/layout.js';
 import { openGate } from '../store/write-gate.js';
 
@@ -25,6 +25,8 @@ export interface Snapshot {
   files: SnapshotFile[];
   /** Milliseconds the gate was closed (writes waited at most this long), both closings together. */
   pausedMs: number;
+  /** The moment the snapshot holds: the second closing of the gate (the manifest's created_at). */
+  cutAt: Date;
   /** Removes the links; the data directory is untouched. */
   release(): Promise<void>;
 }
@@ -36,16 +38,28 @@ export interface Snapshot {
  * the moment it was made, and the append-only logs are read to their length at that moment.
  *
  * 1. With the write gate journalling the paths that change, every file is linked; writes go on.
- * 2. With the gate closed, just the paths written or removed meanwhile are linked again (or dropped)
- *    and the logs' lengths noted. That is the point in time; writes wait only for this step.
+ * 2. With the gate closed, just the paths written or removed meanwhile are linked again (or dropped),
+ *    the ticket journals linked and every log's length noted. That is the point in time, for every
+ *    file alike (issue 33: tickets were cut at a flush before the rest); writes wait only for this.
+ * 3. With writes going on, what the journals held at the cut is written into the staging folder as
+ *    ticket files (never through a link: a new file each), so the archive is plain files.
+ *
+ * A ticket's attachments and its journal entry are written in one pass of the gate, and an audit
+ * entry or a queued delivery only after the ticket is acknowledged, so the cut never holds an
+ * attachment or an audit entry without its ticket.
  */
-export async function takeSnapshot(dataDir: string, now = Date.now): Promise<Snapshot> {
+export async function takeSnapshot(
+  dataDir: string,
+  clock: () => Date = () => new Date(),
+  now = () => performance.now(),
+): Promise<Snapshot> {
   const root = resolve(dataDir);
   const gate = openGate(root);
   const staging = join(root, LAYOUT.backups, `${STAGING_PREFIX}${randomToken(12)}`);
   await mkdir(staging, { recursive: true, mode: 0o700 });
   const logSizes = new Map<string, number>();
   let pausedMs: number;
+  let cutAt!: Date;
   let journalling = false;
   try {
     // Closed for a moment, so that no write already under way escapes the journal.
@@ -65,12 +79,24 @@ export async function takeSnapshot(dataDir: string, now = Date.now): Promise<Sna
         if (isAppendOnly(name) && !SKIP_TOP.has(name))
           logSizes.set(name, (await lstat(join(staging, name)).catch(() => undefined))?.size ?? 0);
       }
+      for (const mode of MODES) {
+        const journals = await linkJournals(root, mode, staging);
+        for (const [path, size] of journals) logSizes.set(path, size);
+      }
+      cutAt = clock();
     });
     pausedMs += now() - started; // both closings, each with its wait for writes under way
+    for (const mode of MODES) await writeOutJournals(staging, mode, logSizes);
     const files = await listTree(staging, staging);
     for (const f of files) f.size = logSizes.get(f.path) ?? f.size;
     files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return { dir: staging, files, pausedMs, release: () => rm(staging, { recursive: true, force: true }) };
+    return {
+      dir: staging,
+      files,
+      pausedMs: Math.round(pausedMs),
+      cutAt,
+      release: () => rm(staging, { recursive: true, force: true }),
+    };
   } catch (err) {
     if (journalling) gate.stopJournal();
     await rm(staging, { recursive: true, force: true });
@@ -81,11 +107,59 @@ export async function takeSnapshot(dataDir: string, now = Date.now): Promise<Sna
 /** Append-only files: read to their length at the snapshot. Every other file is replaced by rename. */
 const isAppendOnly = (name: string) => name.endsWith('.jsonl');
 
-/**
- * The ticket journals are written out as files before a snapshot (the server flushes its stores, an
- * offline backup settles them), so what they still hold is newer than the backup and is left out.
- */
+/** The ticket journals (store/journal.ts): linked at the cut, then written out as ticket files. */
 const JOURNAL = /^(live|test)\/journal-\d+\.jsonl$/;
+const JOURNAL_NAME = /^journal-\d{12}\.jsonl$/;
+const MODES = ['live', 'test'] as const;
+
+/** Links the journal files of `mode` as they are at the cut (with the gate closed); their paths and lengths. */
+async function linkJournals(root: string, mode: string, staging: string): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  const names = await readdir(join(root, mode)).catch(() => [] as string[]);
+  for (const name of names.filter((n) => JOURNAL_NAME.test(n))) {
+    const target = join(staging, mode, name);
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await rm(target, { force: true });
+    await linkOrCopy(join(root, mode, name), target);
+    sizes.set(`${mode}/${name}`, (await lstat(target)).size);
+  }
+  return sizes;
+}
+
+/**
+ * Writes what the linked journals of `mode` held at the cut (their noted lengths, oldest first) into
+ * the staging folder as ticket files, as a checkpoint would, and removes the journals from it. A
+ * staged file is replaced, never written into: it may be a link to the data directory's own file.
+ */
+async function writeOutJournals(staging: string, mode: string, sizes: Map<string, number>) {
+  const journals = [...sizes.keys()].filter((p) => p.startsWith(`${mode}/`) && JOURNAL.test(p)).sort();
+  const latest = new Map<string, string | null>();
+  for (const path of journals) {
+    const bytes = (await readFile(join(staging, path))).subarray(0, sizes.get(path));
+    for (const line of bytes.toString('utf8').split('\n')) {
+      if (!line) continue;
+      let record: { ticket?: { id?: unknown }; removed?: unknown };
+      try {
+        record = JSON.parse(line) as typeof record;
+      } catch {
+        continue; // the torn end of a batch a crash interrupted: never acknowledged
+      }
+      if (typeof record.ticket?.id === 'string') latest.set(record.ticket.id, JSON.stringify(record.ticket));
+      else if (typeof record.removed === 'string') latest.set(record.removed, null);
+    }
+    await rm(join(staging, path), { force: true });
+    sizes.delete(path);
+  }
+  if (!latest.size) return;
+  await mkdir(join(staging, mode, 'tickets'), { recursive: true, mode: 0o700 });
+  await pool([...latest], async ([id, text]) => {
+    if (!isId('tkt', id)) return; // never a path out of the folder
+    const file = join(staging, mode, 'tickets', `${id}.json`);
+    await rm(file, { force: true });
+    if (text !== null) await writeFile(file, text, { mode: 0o600, flag: 'wx' });
+    else await rm(join(staging, mode, 'files', id), { recursive: true, force: true });
+  });
+}
 
 const skipped = (root: string, path: string) => {
   const rel = relative(root, path);

@@ -78,13 +78,12 @@ export async function startControlServer(dataDir: string, deps: Deps, url: strin
       return send(res, 200, await resetPasswordCommand(deps, email, deps.clock()));
     }
     if (route === 'GET /backup') {
-      // Tickets the journal holds become their files first: the archive is plain files, counted by path.
-      await Promise.all([deps.tickets.live.flush(), deps.tickets.test.flush()]);
-      const snapshot = await takeSnapshot(dataDir);
+      // One cut for every file, the ticket journals included (backup/snapshot.ts): no flush first.
+      const snapshot = await takeSnapshot(dataDir, deps.clock);
       deps.logger.info({ files: snapshot.files.length, pausedMs: snapshot.pausedMs }, 'backup: snapshot taken');
       try {
         res.writeHead(200, { 'Content-Type': 'application/x-tar', 'X-Paused-Ms': String(snapshot.pausedMs) });
-        await pipeline(packSnapshot(snapshot, { serverVersion: deps.version, createdAt: deps.clock() }), res);
+        await pipeline(packSnapshot(snapshot, { serverVersion: deps.version, createdAt: snapshot.cutAt }), res);
       } finally {
         await snapshot.release();
       }

@@ -36,22 +36,28 @@ export class AppendLog<T> implements LogStore<T> {
     return log;
   }
 
+  /**
+   * Resolves once the entry is on disk. The caller holds a pass of the write gate until then, so a
+   * backup cuts the file between whole batches; the batch write itself does not pass the gate (a
+   * closing gate waits for these very callers).
+   */
   append(entry: T): Promise<void> {
-    return new Promise((done, fail) => {
-      this.waiting.push({ entry, done, fail });
-      this.flushing ??= this.flush();
-    });
+    return gated(
+      this.path,
+      () =>
+        new Promise<void>((done, fail) => {
+          this.waiting.push({ entry, done, fail });
+          this.flushing ??= this.flush();
+        }),
+    );
   }
 
   private async flush() {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0);
       try {
-        // Whole lines only, and through the write gate: a backup cuts the file between batches.
-        await gated(this.path, async () => {
-          await this.handle.write(batch.map((b) => `${JSON.stringify(b.entry)}\n`).join(''));
-          await this.handle.datasync();
-        });
+        await this.handle.write(batch.map((b) => `${JSON.stringify(b.entry)}\n`).join(''));
+        await this.handle.datasync();
         for (const b of batch) this.recentEntries.push(b.entry);
         if (this.recentEntries.length > KEEP_IN_MEMORY * 2)
           this.recentEntries = this.recentEntries.slice(-KEEP_IN_MEMORY);

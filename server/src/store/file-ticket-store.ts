@@ -27,7 +27,7 @@ import {
   type TicketFacts,
   type TicketStore,
 } from './ticket-store.js';
-import { gated } from './write-gate.js';
+import { gated, gatedTogether } from './write-gate.js';
 
 /** Writes the tickets of the journal's retiring files (handed over by a rotation, or left by a crash) as files under `root`, then deletes those journal files. */
 async function checkpoint(journal: Journal, root: string) {
@@ -230,7 +230,13 @@ export class FileTicketStore implements TicketStore, FileStore {
    * so a write either completes whole or leaves no trace, and the index and cache, updated only
    * after success, agree with what a restart would read.
    */
-  private async writeChange({ ticket, files = [] }: TicketChange, previous?: Ticket) {
+  private async writeChange(change: TicketChange, previous?: Ticket) {
+    // One pass of the write gate: a backup's cut holds the attachments and the journal entry together or neither.
+    await gatedTogether(this.root, () => this.writeFilesAndJournal(change, previous));
+    this.checkpointWhenDue();
+  }
+
+  private async writeFilesAndJournal({ ticket, files = [] }: TicketChange, previous?: Ticket) {
     const written: string[] = [];
     try {
       if (files.length) {
@@ -249,7 +255,6 @@ export class FileTicketStore implements TicketStore, FileStore {
       if (!previous && files.length) await removeTree(join(this.filesDir, ticket.id)).catch(() => {});
       throw err;
     }
-    this.checkpointWhenDue();
   }
 
   private checkpointWhenDue() {
@@ -285,11 +290,14 @@ export class FileTicketStore implements TicketStore, FileStore {
   remove(id: string) {
     return this.mutex.run(id, async () => {
       if (!this.index.has(id)) return false;
-      await this.journal.append({ removed: id });
-      this.index.remove(id);
-      this.cache.delete(id);
-      await unlinkDurable(this.ticketPath(id));
-      await removeTree(join(this.filesDir, id));
+      // One pass: a backup holds the ticket with its files, or neither.
+      await gatedTogether(this.root, async () => {
+        await this.journal.append({ removed: id });
+        this.index.remove(id);
+        this.cache.delete(id);
+        await unlinkDurable(this.ticketPath(id));
+        await removeTree(join(this.filesDir, id));
+      });
       this.checkpointWhenDue();
       return true;
     });

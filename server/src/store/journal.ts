@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Ticket } from '../model/index.js';
 import { syncDir, unlinkDurable } from './durable-write.js';
 import { faultPoint } from './faults.js';
+import { gatedTogether } from './write-gate.js';
 
 /** One line of the journal: a ticket as written, or the id of a removed ticket. */
 export type JournalRecord = { ticket: Ticket } | { removed: string };
@@ -107,12 +108,21 @@ export class Journal {
     return undefined;
   }
 
-  /** Appends the record; resolves once it is on disk (with the rest of its batch). */
+  /**
+   * Appends the record; resolves once it is on disk (with the rest of its batch). The caller holds a
+   * pass of the write gate until then, so a backup's cut (taken with the gate closed and drained)
+   * never falls inside a batch: the journal's length at the cut holds whole, acknowledged batches.
+   * The batch write itself does not pass the gate: a closing gate waits for these very callers.
+   */
   append(record: JournalRecord): Promise<void> {
-    return new Promise((done, fail) => {
-      this.waiting.push({ record, line: `${JSON.stringify(record)}\n`, done, fail });
-      if (!this.rotating) this.flushing ??= this.flush();
-    });
+    return gatedTogether(
+      this.dir,
+      () =>
+        new Promise<void>((done, fail) => {
+          this.waiting.push({ record, line: `${JSON.stringify(record)}\n`, done, fail });
+          if (!this.rotating) this.flushing ??= this.flush();
+        }),
+    );
   }
 
   private async flush() {

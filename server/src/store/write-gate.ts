@@ -1,4 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolve, sep } from 'node:path';
+
+/** The pass the running code is inside, if any: a write inside it belongs to it (see `pass`). */
+const inside = new AsyncLocalStorage<{ gate: WriteGate; live: boolean }>();
 
 /**
  * Every change to the files of a data directory passes that directory's gate (durable-write.ts,
@@ -8,6 +12,9 @@ import { resolve, sep } from 'node:path';
  * are never refused.
  *
  * A pass never waits on another pass, so a write inside the gate cannot deadlock a closing gate.
+ * Passes nest: several writes that must reach a backup together or not at all (a ticket's
+ * attachment files and its journal entry) run inside one outer pass, and the writes inside it go
+ * through even while the gate is closing (the gate cannot close before the outer pass ends anyway).
  */
 export class WriteGate {
   private active = 0;
@@ -21,7 +28,19 @@ export class WriteGate {
     return this.held;
   }
 
-  async pass<T>(path: string, write: () => Promise<T>): Promise<T> {
+  /** Runs `write` with the gate open; `path` (a file, or a folder removed whole) is what it changes, if anything. */
+  async pass<T>(path: string | undefined, write: () => Promise<T>): Promise<T> {
+    const outer = inside.getStore();
+    if (outer?.gate === this && outer.live) {
+      // Inside a pass of this gate: counted too (it may outlive its outer pass), but never held.
+      if (path !== undefined) this.journal?.add(path);
+      this.active++;
+      try {
+        return await write();
+      } finally {
+        this.leave();
+      }
+    }
     if (this.closed !== undefined) {
       this.held++;
       try {
@@ -30,14 +49,20 @@ export class WriteGate {
         this.held--;
       }
     }
-    this.journal?.add(path);
+    if (path !== undefined) this.journal?.add(path);
     this.active++;
+    const mine = { gate: this, live: true };
     try {
-      return await write();
+      return await inside.run(mine, write);
     } finally {
-      this.active--;
-      if (this.active === 0) this.drained?.();
+      mine.live = false;
+      this.leave();
     }
+  }
+
+  private leave() {
+    this.active--;
+    if (this.active === 0) this.drained?.();
   }
 
   /** Runs `work` with no write in progress and none starting until it ends. */
@@ -92,4 +117,13 @@ function gateFor(path: string): WriteGate | undefined {
 export function gated<T>(path: string, write: () => Promise<T>): Promise<T> {
   const gate = gateFor(path);
   return gate ? gate.pass(path, write) : write();
+}
+
+/**
+ * Runs several writes under `dir` as one pass of its directory's gate: a backup's cut falls before
+ * or after all of them, never between (the writes inside still pass `gated` with their own paths).
+ */
+export function gatedTogether<T>(dir: string, writes: () => Promise<T>): Promise<T> {
+  const gate = gateFor(dir);
+  return gate ? gate.pass(undefined, writes) : writes();
 }
