@@ -29,6 +29,8 @@ const JSON_STORE_ONLY = [
   'src/openapi/openapi.test.ts',
   'src/static/console.test.ts',
   'src/startup/batched-stdout.test.ts',
+  // The stop's port and connections, on a data directory: the same on either store.
+  'src/shutdown/graceful-stop.test.ts',
 ];
 
 export default defineConfig({

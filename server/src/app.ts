@@ -74,7 +74,10 @@ export function createApp(
   deps: Deps,
   extra: {
     site?: Middleware;
+    /** Aborted when the server begins to stop: /ready answers 503. */
     stopping?: AbortSignal;
+    /** Aborted when the stopping server closes its port: answers end their connections. */
+    closing?: AbortSignal;
     /** Where boot's own logger writes: the access log writes its lines there itself (http/access-log.ts). */
     logLines?: (line: string) => void;
   } = {},
@@ -103,7 +106,7 @@ export function createApp(
     logger: deps.logger,
     logLines: extra.logLines,
     probes: { paths: HEALTH_PATHS, answer: health(deps, { stopping: extra.stopping }) },
-    stopping: extra.stopping,
+    closing: extra.closing,
   });
   const corsHeaders = cors(ROUTES);
   const noNext = () => Promise.resolve();

@@ -1,6 +1,6 @@
 import type { DNSResolver as DnsResolver } from 'mailauth';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
 import type { Middleware } from 'koa';
@@ -39,6 +39,7 @@ import { startControlServer, type ControlServer } from './control/control-server
 import { prepareDataDir } from './datadir/prepare.js';
 import { VERSION } from './version.js';
 import { LiveEvents } from './live/live-events.js';
+import { Arrivals } from './shutdown/arrivals.js';
 import { webhookListener, webhookSender } from './webhooks/deliver.js';
 
 /** The first keys of a fresh data directory, in full (they exist in full only now), and its admin agent. */
@@ -98,9 +99,11 @@ export interface RunningServer {
 // on a slow line included) within 2 minutes; idle keep-alive connections close after 5 s.
 const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 120_000, keepAliveTimeout: 5_000 };
 
-// On SIGTERM: how long requests in flight may take to finish, and deliveries in flight to end. Well
-// inside systemd's default 90 s before it kills.
+// On SIGTERM, after the port has closed: how long requests in flight may take to finish, and
+// deliveries in flight to end. With the grace (at most TICKETING_STOP_GRACE_SECONDS, 5 by default)
+// well inside the unit's TimeoutStopSec=30 before systemd kills.
 const DRAIN_MS = 10_000;
+const DRAIN_TICK_MS = 50;
 const OUTBOX_GRACE_MS = 2_000;
 
 /** Opens the data directory, builds the app and listens. Everything main.ts and the tests start. */
@@ -149,13 +152,16 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     const mailer = startDeliveries(deps);
     const scheduler = new Scheduler(deps);
     const stopping = new AbortController();
+    const closing = new AbortController();
     const app = createApp(deps, {
       ...(extension?.site ? { site: extension.site } : {}),
       stopping: stopping.signal,
+      closing: closing.signal,
       // The logger is pino's default one on `stdout` (above): access lines may be written there directly.
       ...(stdout ? { logLines: (line: string) => stdout.write(line) } : {}),
     });
     const { server, url } = await listen(app, config, logger);
+    const arrivals = new Arrivals(server);
     publicUrl = config.publicUrl ?? url;
     const control = directory ? await startControlServer(dataDir, deps, url) : undefined;
     const inbound = await startInbound(deps, dataDir);
@@ -181,6 +187,10 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       control,
       inbound,
       stopping,
+      closing,
+      arrivals,
+      graceMs: config.stopGraceMs,
+      logger,
       watchers: deps.watchers,
       live: deps.live,
     });
@@ -310,9 +320,13 @@ async function listen(app: ReturnType<typeof createApp>, config: Config, logger:
 }
 
 /**
- * Stops: /ready answers 503 and every answer closes its connection; no new connections; requests in
- * flight finish (their writes and queued deliveries with them) for up to DRAIN_MS, then whatever still
- * hangs is cut; a delivery in flight gets a moment, then its attempt is recorded; the lock goes last.
+ * Stops without an outage behind a balancer (docs/deploy.md, "Restarts"): /ready answers 503 at once
+ * while the port stays open and new requests are served, until the grace is over or nothing has come
+ * in for a moment (an idle server closes at once); then the port closes (a proxy retries a refused
+ * connection on another instance), streams and long polls end, requests in flight finish (their
+ * writes and queued deliveries with them) for up to DRAIN_MS and answer with Connection: close; then
+ * whatever still hangs is cut; a delivery in flight gets a moment, then its attempt is recorded; the
+ * lock goes last.
  */
 function closer(parts: {
   directory: { release(): void } | undefined;
@@ -324,25 +338,31 @@ function closer(parts: {
   control: ControlServer | undefined;
   inbound: Inbound;
   stopping: AbortController;
+  closing: AbortController;
+  arrivals: Arrivals;
+  graceMs: number;
+  logger: Logger;
   watchers: TicketWatchers;
   live: LiveEvents;
 }) {
-  const { directory, server, scheduler, stores, outbox, mailer, control, inbound, stopping, watchers, live } = parts;
-  let closing: Promise<void> | undefined;
+  const { directory, server, scheduler, stores, outbox, mailer, control, inbound, stopping, closing } = parts;
+  const { arrivals, graceMs, logger, watchers, live } = parts;
+  let stop: Promise<void> | undefined;
   return () =>
-    (closing ??= (async () => {
+    (stop ??= (async () => {
+      const began = performance.now();
       stopping.abort();
-      watchers.close(); // customers' long polls answer now instead of holding the drain
       scheduler.stop();
-      const streams = live.close(); // event streams never end by themselves: the drain must not wait for them
       await inbound.close(); // no new mail; the one being processed finishes before the stores close
-      const drained = new Promise<void>((ok) => server.close(() => ok()));
-      server.closeIdleConnections();
-      const timer = new AbortController();
-      await Promise.race([drained, sleep(DRAIN_MS, undefined, { signal: timer.signal }).catch(() => {})]);
-      timer.abort();
-      server.closeAllConnections();
-      await drained;
+      const reason = await arrivals.portMayClose(graceMs);
+      closing.abort();
+      watchers.close(); // customers' long polls answer now instead of holding the drain
+      const streams = live.close(); // event streams never end by themselves: the drain must not wait for them
+      // net's close, not http's: http's would also close every idle keep-alive connection now, under
+      // a proxy that may be sending a request on one this very moment (a POST it cannot retry).
+      const drained = new Promise<void>((ok) => NetServer.prototype.close.call(server, () => ok()));
+      logger.info({ reason, ms: Math.round(performance.now() - began) }, 'port closed');
+      await drainConnections(server, drained, arrivals, graceMs);
       await scheduler.idle();
       await Promise.all([stores.live.idle(), stores.test.idle()]);
       await Promise.all([stores.live.close(), stores.test.close()]); // the journals written out as ticket files
@@ -354,6 +374,23 @@ function closer(parts: {
       await stores.close();
       directory?.release();
     })());
+}
+
+/**
+ * Waits for the connections of a closed port to end: each answer now ends its own; an idle one is
+ * closed once nothing has come in for a moment (or at once without a grace: nothing in front to
+ * keep them for); after DRAIN_MS whatever is left is cut.
+ */
+async function drainConnections(server: Server, drained: Promise<void>, arrivals: Arrivals, graceMs: number) {
+  let done = false;
+  void drained.then(() => (done = true));
+  const deadline = performance.now() + DRAIN_MS;
+  while (!done && performance.now() < deadline) {
+    if (arrivals.quiet(graceMs)) server.closeIdleConnections();
+    await Promise.race([drained, sleep(DRAIN_TICK_MS)]);
+  }
+  server.closeAllConnections();
+  await drained;
 }
 
 const firstSecretKeyPath = (dataDir: string) => join(dataDir, 'first-secret-key.txt');

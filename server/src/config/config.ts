@@ -34,6 +34,7 @@ const EnvSchema = z.object({
     .default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   TICKETING_CUSTOMER_MAIL_PER_HOUR: count.default(5),
   TICKETING_SCHEDULER_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  TICKETING_STOP_GRACE_SECONDS: z.coerce.number().min(0).max(300).default(5),
   TICKETING_SESSION_IDLE_HOURS: z.coerce
     .number()
     .positive()
@@ -131,6 +132,11 @@ export interface Config {
   turnstileVerifyUrl: string;
   /** How often the scheduler runs (escalation, autoclose, retries); 0 switches the timer off. */
   schedulerMs: number;
+  /**
+   * On SIGTERM, how long the port stays open at most while /ready answers 503, so that a balancer
+   * probing /ready stops sending before connections are refused (shutdown/arrivals.ts); 0: closed at once.
+   */
+  stopGraceMs: number;
   /** Mails to one customer address that requests with a public key may cause per hour (mail/notify.ts). */
   customerMailPerHour: number;
   /** The built-in mail receiver (inbound/); undefined: off. */
@@ -236,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.TICKETING_LOG_LEVEL,
     turnstileVerifyUrl: e.TICKETING_TURNSTILE_VERIFY_URL,
     schedulerMs: e.TICKETING_SCHEDULER_SECONDS * 1000,
+    stopGraceMs: e.TICKETING_STOP_GRACE_SECONDS * 1000,
     customerMailPerHour: e.TICKETING_CUSTOMER_MAIL_PER_HOUR,
     inboundSmtp:
       e.TICKETING_INBOUND_SMTP_PORT === undefined

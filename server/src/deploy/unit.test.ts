@@ -63,8 +63,9 @@ describe('deploy/ticketing.service', () => {
     for (const [key, value] of Object.entries(hardening)) expect(one('Service', key), key).toBe(value);
     // V8 compiles code at run time: W^X memory would kill the process.
     expect(unit.Service!.MemoryDenyWriteExecute).toBeUndefined();
-    // Longer than the server's own drain (10 s) and outbox grace (2 s), so SIGTERM is not cut short.
-    expect(Number(one('Service', 'TimeoutStopSec'))).toBeGreaterThan(12);
+    // Longer than the server's own grace (5 s by default), drain (10 s) and outbox grace (2 s), so
+    // SIGTERM is not cut short.
+    expect(Number(one('Service', 'TimeoutStopSec'))).toBeGreaterThan(5 + 10 + 2);
   });
 
   it('needs its environment file, and has no placeholder address of its own', () => {

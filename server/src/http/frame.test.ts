@@ -10,7 +10,7 @@ import { requestFrame } from './frame.js';
 const servers: Server[] = [];
 afterEach(() => Promise.all(servers.splice(0).map((s) => new Promise((ok) => s.close(ok)))));
 
-async function start(stopping = new AbortController()) {
+async function start(closing = new AbortController()) {
   const lines: string[] = [];
   const errors: string[] = [];
   const logger = pino({ level: 'info', base: undefined }, { write: (l: string) => errors.push(l) });
@@ -22,7 +22,7 @@ async function start(stopping = new AbortController()) {
       logger,
       logLines: (line) => lines.push(line),
       probes: { paths: new Set(['/health']), answer: async (ctx) => void (ctx.body = { status: 'ok' }) },
-      stopping: stopping.signal,
+      closing: closing.signal,
     }),
   );
   app.use(async (ctx) => {
@@ -39,7 +39,7 @@ async function start(stopping = new AbortController()) {
   await new Promise((ok) => server.once('listening', ok));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const logged = () => lines.map((l) => JSON.parse(l) as { path: string; status: number; reqId: string });
-  return { url, logged, errors, release, stopping };
+  return { url, logged, errors, release, closing };
 }
 
 describe('the request frame', () => {
@@ -79,12 +79,12 @@ describe('the request frame', () => {
     expect(s.logged().at(-1)).toMatchObject({ path: '/broken', status: 500 });
   });
 
-  it('closes keep-alive connections once the server stops, for a request in flight too', async () => {
+  it('closes keep-alive connections once the server closes its port, for a request in flight too', async () => {
     const s = await start();
     expect((await fetch(`${s.url}/ok`)).headers.get('connection')).toBe('keep-alive');
     const inFlight = fetch(`${s.url}/held`);
     await new Promise((ok) => setTimeout(ok, 50));
-    s.stopping.abort();
+    s.closing.abort();
     s.release();
     expect((await inFlight).headers.get('connection')).toBe('close');
     expect((await fetch(`${s.url}/ok`)).headers.get('connection')).toBe('close');

@@ -10,14 +10,14 @@ export interface FrameOptions {
   logLines?: (line: string) => void;
   /** Requests answered here, before the access log: probes every few seconds would flood it. */
   probes: { paths: ReadonlySet<string>; answer(ctx: Context): Promise<void> };
-  /** Aborted when the server begins to stop. */
-  stopping?: AbortSignal;
+  /** Aborted when a stopping server closes its port: answers end their connection from then on. */
+  closing?: AbortSignal;
 }
 
 /**
  * What every request goes through, in one layer of Koa's chain: its id and nosniff
  * (http/request-id.ts), the health probes, the access line (http/access-log.ts), errors rendered in
- * API.md's shape (http/errors.ts), and Connection: close once the server stops. One layer rather than
+ * API.md's shape (http/errors.ts), and Connection: close once a stopping server has closed its port. One layer rather than
  * one each: every layer of Koa's chain costs an async call and its promises on every request, and a
  * cached GET /ticket costs only about 120 µs of CPU in all.
  */
@@ -33,9 +33,10 @@ export function requestFrame(options: FrameOptions): Middleware {
     } catch (err) {
       renderError(ctx, err, options.logger);
     } finally {
-      // While the server stops, keep-alive connections end with the answer in flight: no wait for
-      // their idle timeout before the process can exit.
-      if (options.stopping?.aborted) ctx.set('Connection', 'close');
+      // Once the port is closed, keep-alive connections end with the answer in flight: no wait for
+      // their idle timeout before the process can exit, and a proxy learns it from the answer
+      // instead of finding the connection closed under a request it sends.
+      if (options.closing?.aborted) ctx.set('Connection', 'close');
       log(ctx, performance.now() - started);
     }
   };

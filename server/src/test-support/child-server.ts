@@ -6,6 +6,10 @@ const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 const MAIN_BUILT = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
+// No balancer in front of a test's server: the port closes at once on SIGTERM (TICKETING_STOP_GRACE_SECONDS),
+// and tests about the grace set it.
+const CHILD_DEFAULTS = { TICKETING_PORT: '0', TICKETING_LOG_LEVEL: 'warn', TICKETING_STOP_GRACE_SECONDS: '0' };
+
 export interface ChildServer {
   proc: ChildProcess;
   url: string;
@@ -34,7 +38,7 @@ export function runMain(
   const path = (p: string) => (as ? checkoutPathForOthers(p) : p);
   const proc = spawn(node, built ? [path(MAIN_BUILT)] : ['--import', 'tsx', path(MAIN)], {
     cwd: path(SERVER_DIR),
-    env: { PATH: process.env.PATH, TICKETING_PORT: '0', TICKETING_LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH, ...CHILD_DEFAULTS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...as,
   });
@@ -60,7 +64,7 @@ function runMainInTerminal(env: Record<string, string>): ReturnType<typeof runMa
   const command = [process.execPath, '--import', 'tsx', MAIN].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
   const proc = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
     cwd: SERVER_DIR,
-    env: { PATH: process.env.PATH, TICKETING_PORT: '0', TICKETING_LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH, ...CHILD_DEFAULTS, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

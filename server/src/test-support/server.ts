@@ -122,6 +122,8 @@ export async function startServer(
     TICKETING_RATE_LIMIT: 'off',
     // Tests must not depend on how full the machine's disk is; the floor's own test sets it.
     TICKETING_MIN_FREE_DISK_MB: '1',
+    // No balancer in front: close() closes the port at once.
+    TICKETING_STOP_GRACE_SECONDS: '0',
     ...options.env,
   });
   const running = await boot(config, {
