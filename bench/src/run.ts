@@ -305,6 +305,8 @@ async function postgresStore() {
   note(
     `\`ticketing migrate --to\` copied 1,000 tickets into PostgreSQL in ${fmt((performance.now() - t0) / 1000, 1)} s.`,
   );
+  // The JSON-file server below reads the same tickets: the directory is used again, not a frozen copy.
+  rmSync(join(dir, 'MOVED-TO-POSTGRES'));
   const pgEnv = { TICKETING_DATABASE_URL: db.url };
   const pgDirs = [mkdtempSync(join(tmpdir(), 'bench-pg-a-')), mkdtempSync(join(tmpdir(), 'bench-pg-b-'))];
   const files = await ticketing(dir);

@@ -32,13 +32,13 @@ export async function openPostgresStores(
     const configStore = await PgConfigStore.open(db, logger);
     const rateLimiter = new PgRateLimiter(db, () => clock().getTime());
     const leadership = new PgLeadership(db, rateLimiter, () => clock().getTime());
-    const liveBus = await PgLiveBus.open(db);
+    const tickets = { live: new PgTicketStore(db, 'live'), test: new PgTicketStore(db, 'test') };
+    const liveBus = await PgLiveBus.open(db, (mode, id, updatedAt) => tickets[mode].changed(id, updatedAt));
     return {
       configStore,
       keys: new PgKeyStore(db, envKeys),
       sessions: new PgSessionStore(db),
-      live: new PgTicketStore(db, 'live'),
-      test: new PgTicketStore(db, 'test'),
+      ...tickets,
       audit: new PgAuditLog(db),
       webhookLog: new PgLog(db, 'webhook'),
       jobs: new PgJobStore(db),

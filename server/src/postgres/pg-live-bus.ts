@@ -1,6 +1,8 @@
 import type { LiveBus, LiveMessage } from '../live/bus.js';
-import type { TicketListItem } from '../model/index.js';
+import type { KeyMode, TicketListItem } from '../model/index.js';
 import type { Database } from './database.js';
+
+type TicketChanged = (mode: KeyMode, id: string, updatedAt: string | undefined) => void;
 
 /** The channel of live events (/v1/events) between instances. */
 const LIVE_CHANNEL = 'ticketing_live';
@@ -16,10 +18,14 @@ export class PgLiveBus implements LiveBus {
   private receive: ((message: LiveMessage) => void) | undefined;
   private unlisten: (() => Promise<void>) | undefined;
 
-  private constructor(private readonly db: Database) {}
+  private constructor(
+    private readonly db: Database,
+    private readonly changed: TicketChanged,
+  ) {}
 
-  static async open(db: Database) {
-    const bus = new PgLiveBus(db);
+  /** `changed` hears of every ticket an event tells of (the ticket stores drop their copy), before the listeners. */
+  static async open(db: Database, changed: TicketChanged = () => {}) {
+    const bus = new PgLiveBus(db, changed);
     bus.unlisten = await db.listen(LIVE_CHANNEL, (payload) => void bus.received(payload));
     return bus;
   }
@@ -40,6 +46,7 @@ export class PgLiveBus implements LiveBus {
     } catch {
       return;
     }
+    if (message.kind === 'ticket') this.changed(message.mode, message.ticket_id, message.ticket?.updated_at);
     if (message.kind === 'ticket' && message.ticket === null) {
       const [row] = await this.db.sql<{ item: TicketListItem }[]>`
         SELECT item FROM tickets WHERE mode = ${message.mode} AND id = ${message.ticket_id}`.catch(() => []);

@@ -1,4 +1,6 @@
 import type { RateLimiter } from '../http/rate-limit.js';
+import { currentUnit } from '../store/unit-of-work.js';
+import { CoalescedReads } from './coalesced-reads.js';
 import type { Database } from './database.js';
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -10,6 +12,16 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
  * clock in milliseconds, as in the memory limiter.
  */
 export class PgRateLimiter implements RateLimiter {
+  /**
+   * Windows as stored, for wait(): asked before every authenticated request (the failed-key throttle),
+   * so the requests that arrive while one statement runs share the next.
+   */
+  private readonly windowsOf = new CoalescedReads(async (buckets: string[]) => {
+    const rows = await this.db.sql<{ bucket: string; count: string; reset_at: string }[]>`
+      SELECT bucket, count, reset_at FROM rate_limits WHERE bucket = ANY(${buckets}::text[])`;
+    return new Map(rows.map((r) => [r.bucket, { count: Number(r.count), resetAt: Number(r.reset_at) }]));
+  });
+
   constructor(
     private readonly db: Database,
     private readonly now: () => number,
@@ -33,10 +45,15 @@ export class PgRateLimiter implements RateLimiter {
 
   async wait(bucket: string, limit: number): Promise<number> {
     const now = this.now();
-    const sql = await this.db.q();
-    const [row] = await sql<{ reset_at: string }[]>`
-      SELECT reset_at FROM rate_limits WHERE bucket = ${bucket} AND reset_at > ${now} AND count >= ${limit}`;
-    return row ? seconds(Number(row.reset_at) - now) : 0;
+    if (currentUnit()) {
+      // Inside a write's transaction, which may have counted in this window itself.
+      const sql = await this.db.q();
+      const [row] = await sql<{ reset_at: string }[]>`
+        SELECT reset_at FROM rate_limits WHERE bucket = ${bucket} AND reset_at > ${now} AND count >= ${limit}`;
+      return row ? seconds(Number(row.reset_at) - now) : 0;
+    }
+    const window = await this.windowsOf.get(bucket);
+    return window && window.resetAt > now && window.count >= limit ? seconds(window.resetAt - now) : 0;
   }
 
   async count(bucket: string, windowMs: number, cost = 1): Promise<void> {

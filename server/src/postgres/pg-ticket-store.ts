@@ -18,10 +18,21 @@ import {
   type TicketStore,
 } from '../store/ticket-store.js';
 import type { Counts, ListSort, TicketListItem } from '../model/index.js';
+import { afterCommit, currentUnit } from '../store/unit-of-work.js';
+import { CoalescedReads } from './coalesced-reads.js';
 import type { Database, Sql } from './database.js';
 
 const SCAN_PAGE = 1000;
 const REFRESH_PAGE = 500;
+/** Tickets held in memory per mode (the JSON store's cache holds as many). */
+const CACHE_SIZE = 5000;
+/** Reads checked by one statement at most. */
+
+/** A ticket as read or written here, with its row's version then (xmin: every change writes a new one). */
+interface Cached {
+  ticket: StoredTicket;
+  version: string;
+}
 
 /**
  * An Idempotency-Key's scope and key, as stored: their SHA-256 (the scope is joined to the key with a
@@ -72,6 +83,17 @@ function withoutKeys(t: StoredTicket): StoredTicket {
  * commits.
  */
 export class PgTicketStore implements TicketStore, FileStore {
+  /**
+   * Tickets this instance read or wrote, least recently used first. Never served unchecked: another
+   * instance may have changed one, and its NOTIFY may still be on its way when the writer's client
+   * already has its 201 and asks here. So every read is checked against the row's version, and the
+   * reads that arrive while a check runs share the next one (one statement for many reads, answering
+   * only the versions of unchanged tickets and the data of changed ones): what a request gets was
+   * current when it arrived. The shared objects are never mutated (writers build new records).
+   */
+  private readonly cache = new Map<string, Cached>();
+  private readonly checked = new CoalescedReads((ids: string[]) => this.current(ids));
+
   constructor(
     private readonly db: Database,
     readonly mode: KeyMode,
@@ -83,10 +105,50 @@ export class PgTicketStore implements TicketStore, FileStore {
 
   async get(id: string): Promise<StoredTicket | undefined> {
     if (!isId('tkt', id)) return undefined;
-    const sql = await this.db.q();
-    const [row] = await sql<{ data: StoredTicket }[]>`
-      SELECT data FROM tickets WHERE mode = ${this.mode} AND id = ${id}`;
-    return row?.data;
+    if (currentUnit()) {
+      // Inside a write's transaction: what it sees (its own changes, not yet committed) is not for the cache.
+      const sql = await this.db.q();
+      const [row] = await sql<{ data: StoredTicket }[]>`
+        SELECT data FROM tickets WHERE mode = ${this.mode} AND id = ${id}`;
+      return row?.data;
+    }
+    return this.checked.get(id);
+  }
+
+  /** The tickets as stored now: those whose version is the one held come from memory, the others are read. */
+  private async current(ids: string[]): Promise<Map<string, StoredTicket>> {
+    const held = new Map(ids.map((id) => [id, this.cache.get(id)]));
+    const rows = await this.db.sql<{ id: string; version: string; data: StoredTicket | null }[]>`
+      SELECT t.id, t.xmin::text AS version, CASE WHEN t.xmin::text = k.version THEN NULL ELSE t.data END AS data
+      FROM unnest(${ids}::text[], ${ids.map((id) => held.get(id)?.version ?? '')}::text[]) AS k (id, version)
+      JOIN tickets t ON t.mode = ${this.mode} AND t.id = k.id`;
+    const found = new Map<string, StoredTicket>();
+    for (const r of rows) {
+      const ticket = r.data ?? held.get(r.id)!.ticket;
+      this.remember(r.id, { ticket, version: r.version });
+      found.set(r.id, ticket);
+    }
+    for (const id of ids) if (!found.has(id)) this.cache.delete(id); // deleted
+    return found;
+  }
+
+  /**
+   * Holds a record as the newest used. A check that began before a write here committed may answer
+   * after it with the older record: the next read's check finds the version changed and reads again.
+   */
+  private remember(id: string, entry: Cached) {
+    this.cache.delete(id);
+    this.cache.set(id, entry);
+    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+  }
+
+  /**
+   * Another instance (or this one) changed a ticket, as its NOTIFY tells: the copy in memory goes,
+   * unless it is the very change told of (this instance's own write). Reads are checked either way.
+   */
+  changed(id: string, updatedAt: string | undefined) {
+    const held = this.cache.get(id);
+    if (held && held.ticket.updated_at !== updatedAt) this.cache.delete(id);
   }
 
   create(change: TicketChange): Promise<StoredTicket> {
@@ -94,8 +156,9 @@ export class PgTicketStore implements TicketStore, FileStore {
       const sql = await this.db.q();
       const ticket = withoutKeys(change.ticket);
       if (change.idempotency) await this.claimKey(sql, change.idempotency, ticket.id);
-      await this.insertRow(sql, ticket);
+      const version = await this.insertRow(sql, ticket);
       await this.insertFiles(sql, ticket.id, change.files ?? []);
+      afterCommit(() => this.remember(ticket.id, { ticket, version }));
       return ticket;
     });
   }
@@ -114,7 +177,7 @@ export class PgTicketStore implements TicketStore, FileStore {
       const ticket = withoutKeys(next.ticket);
       if (next.idempotency) await this.claimKey(sql, next.idempotency, ticket.id);
       const c = columns(this.mode, ticket);
-      await sql`
+      const [updated] = await sql<{ version: string }[]>`
         UPDATE tickets SET
           data = ${this.json(c.data)}, item = ${this.json(c.item)}, status = ${c.status}, category = ${c.category},
           priority = ${c.priority}, agent_id = ${c.agent_id}, email_lower = ${c.email_lower}, tags = ${c.tags},
@@ -122,23 +185,27 @@ export class PgTicketStore implements TicketStore, FileStore {
           last_customer_at = ${c.last_customer_at}, escalated = ${c.escalated},
           last_activity_at = ${c.last_activity_at}, waiting_us = ${c.waiting_us}, due_at = ${c.due_at},
           priority_rank = ${c.priority_rank}
-        WHERE mode = ${this.mode} AND id = ${id}`;
+        WHERE mode = ${this.mode} AND id = ${id}
+        RETURNING xmin::text AS version`;
       await this.insertFiles(sql, id, next.files ?? []);
+      afterCommit(() => this.remember(id, { ticket, version: updated!.version }));
       return ticket;
     });
   }
 
-  /** Writes a ticket row as it is (the migration command's way in, too). */
-  async insertRow(sql: Sql, ticket: StoredTicket) {
+  /** Writes a ticket row as it is (the migration command's way in, too); answers the row's version. */
+  async insertRow(sql: Sql, ticket: StoredTicket): Promise<string> {
     const c = columns(this.mode, withoutKeys(ticket));
-    await sql`
+    const [row] = await sql<{ version: string }[]>`
       INSERT INTO tickets (mode, id, data, item, status, category, priority, agent_id, email_lower, tags, search,
         created_at, first_response_at, last_customer_at, escalated, last_activity_at, waiting_us, due_at,
         priority_rank)
       VALUES (${c.mode}, ${c.id}, ${this.json(c.data)}, ${this.json(c.item)}, ${c.status}, ${c.category},
         ${c.priority}, ${c.agent_id}, ${c.email_lower}, ${c.tags}, ${c.search}, ${c.created_at},
         ${c.first_response_at}, ${c.last_customer_at}, ${c.escalated}, ${c.last_activity_at}, ${c.waiting_us},
-        ${c.due_at}, ${c.priority_rank})`;
+        ${c.due_at}, ${c.priority_rank})
+      RETURNING xmin::text AS version`;
+    return row!.version;
   }
 
   /**
@@ -190,6 +257,7 @@ export class PgTicketStore implements TicketStore, FileStore {
     if (!isId('tkt', id)) return false;
     const sql = await this.db.q();
     const gone = await sql`DELETE FROM tickets WHERE mode = ${this.mode} AND id = ${id} RETURNING id`;
+    afterCommit(() => this.cache.delete(id));
     return gone.length > 0;
   }
 
