@@ -7,6 +7,8 @@ import type { Deps } from './deps.js';
 import { cors } from './http/cors.js';
 import { apiReference } from './docs/reference.js';
 import { HEALTH_PATHS, health } from './health/health.js';
+import { helpCentre } from './helpcentre/help-centre.js';
+import { helpCentreRoutes } from './helpcentre/routes.js';
 import { legacyPhp } from './http/legacy-php.js';
 import { mountRoutes } from './http/mount.js';
 import { API_PREFIX } from './http/route.js';
@@ -51,6 +53,7 @@ const FEATURE_ROUTES = [
   ...updatesRoutes,
   ...linkRoutes,
   ...kbRoutes,
+  ...helpCentreRoutes,
   ...settingsRoutes,
   ...reportRoutes,
   ...teamRoutes,
@@ -149,6 +152,7 @@ export function createApp(
     consoleApp.middleware,
     apiReference(ROUTES, deps), // /docs: the browsable API reference
     linkPage(deps), // /t/<token>: the ticket a customer mail links to
+    helpCentre(deps), // /help: the published knowledge base as pages, per language
     ...(extra.site ? [extra.site] : []), // the demo pages, in demo mode only
   ]);
   // The rest of /v1: HEAD, OPTIONS (CORS preflights), a trailing slash or other case, the legacy .php

@@ -268,6 +268,7 @@ function wireDeps(
     leadership: stores.leadership,
     storeProbe: stores.probe,
     webhookLog: stores.webhookLog,
+    kbFeedback: stores.kbFeedback,
     turnstile: turnstileVerifier({ verifyUrl: config.turnstileVerifyUrl, fetch: parts.fetch }),
     rateLimiter,
     // Attachments are in the database with PostgreSQL: the data directory's free space says nothing.

@@ -15,13 +15,25 @@ import type { LiveDeps } from './live/routes.js';
 import type { UnitOfWork } from './store/unit-of-work.js';
 import type { UpdatesDeps } from './updates/routes.js';
 import type { LinkDeps } from './links/routes.js';
+import type { HelpCentreDeps } from './helpcentre/routes.js';
+import type { ReportDeps } from './reports/routes.js';
 
 /**
  * Everything the app needs from outside, passed to createApp so tests can build it with real parts.
  * Each feature declares what it uses (TicketDeps, AdminDeps, …); this is all of them together.
  */
 export interface Deps
-  extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps, SessionRouteDeps, UpdatesDeps, LiveDeps, LinkDeps {
+  extends
+    TicketDeps,
+    PortalDeps,
+    AdminDeps,
+    OpenApiDeps,
+    SessionRouteDeps,
+    UpdatesDeps,
+    LiveDeps,
+    LinkDeps,
+    HelpCentreDeps,
+    ReportDeps {
   config: Config;
   /** The audit log: every feature appends; /admin?r=audit searches it. */
   audit: AuditStore;

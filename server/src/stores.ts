@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { FileFeedbackStore, type FeedbackStore } from './helpcentre/feedback-store.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { LocalBus, type LiveBus } from './live/bus.js';
 import { ConfigKeyStore } from './keys/key-store.js';
@@ -33,6 +34,8 @@ export interface Stores {
   test: TicketStore & FileStore;
   audit: AuditStore;
   webhookLog: LogStore<WebhookLogEntry>;
+  /** Answers to "Was this helpful?" under KB articles. */
+  kbFeedback: FeedbackStore;
   jobs: JobStore;
   /** Deliveries given up or held back. */
   outboxLog: LogStore<OutboxEntry>;
@@ -58,7 +61,7 @@ export async function openFileStores(
   logger: Logger,
 ): Promise<Stores> {
   const configStore = await openConfigFile(dataDir);
-  const [live, test, audit, webhookLog, outboxLog, jobs, sessions] = await Promise.all([
+  const [live, test, audit, webhookLog, outboxLog, jobs, sessions, kbFeedback] = await Promise.all([
     FileTicketStore.open(dataDir, 'live'),
     FileTicketStore.open(dataDir, 'test'),
     FileAuditLog.open(join(dataDir, 'audit.jsonl')),
@@ -66,6 +69,7 @@ export async function openFileStores(
     AppendLog.open<OutboxEntry>(join(dataDir, 'outbox_log.jsonl')),
     FileJobStore.open(dataDir, logger),
     FileSessionStore.open(dataDir),
+    FileFeedbackStore.open(join(dataDir, 'kb_feedback.jsonl')),
   ]);
   return {
     configStore,
@@ -75,6 +79,7 @@ export async function openFileStores(
     test,
     audit,
     webhookLog,
+    kbFeedback,
     jobs,
     outboxLog,
     rateLimiter: new MemoryRateLimiter(() => clock().getTime()),
@@ -84,7 +89,7 @@ export async function openFileStores(
     probe: undefined,
     location: dataDir,
     async close() {
-      await Promise.all([audit.close(), webhookLog.close(), outboxLog.close()]);
+      await Promise.all([audit.close(), webhookLog.close(), outboxLog.close(), kbFeedback.close()]);
     },
   };
 }

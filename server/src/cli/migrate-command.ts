@@ -25,6 +25,7 @@ const LOGS = [
   { file: 'audit.jsonl', log: 'audit' },
   { file: 'webhook_log.jsonl', log: 'webhook' },
   { file: 'outbox_log.jsonl', log: 'outbox' },
+  { file: 'kb_feedback.jsonl', log: 'kb_feedback' },
 ] as const;
 const PROGRESS_EVERY = 1000;
 

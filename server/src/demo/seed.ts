@@ -5,18 +5,31 @@ const ARTICLES = [
   {
     title: 'How do refunds work?',
     body: 'Open your order and choose **Refund**. We pay back within *5 working days*.\n\n- Unused teapots: full refund\n- Damaged in transit: full refund and a new teapot\n\nSee our [refund policy](https://example.com/refunds).',
+    category: 'Orders and delivery',
+    translations: {},
   },
   {
     title: 'Shipping times',
     body: 'We ship within **2 days** from Berlin. Germany: 1-2 days, EU: 3-5 days.\n\nTrack your parcel with the number in your shipping mail.',
+    category: 'Orders and delivery',
+    translations: {
+      de: {
+        title: 'Lieferzeiten',
+        body: 'Wir versenden innerhalb von **2 Tagen** aus Berlin. Deutschland: 1-2 Tage, EU: 3-5 Tage.\n\nVerfolgen Sie Ihr Paket mit der Nummer aus Ihrer Versandmail.',
+      },
+    },
   },
   {
     title: 'Caring for a stoneware teapot',
     body: 'Rinse with hot water only; no dishwasher.\n\n1. Empty and rinse after use\n2. Dry upside down\n3. Never use soap inside: it flavours the tea',
+    category: 'Teapot care',
+    translations: {},
   },
   {
     title: 'My teapot leaks',
     body: 'A drop at the spout is normal for hand-made pots. If it leaks at the base, send us a photo in a ticket and we replace it.',
+    category: 'Teapot care',
+    translations: {},
   },
 ];
 

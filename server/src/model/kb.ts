@@ -1,11 +1,31 @@
 import { z } from 'zod';
+import { CUSTOMER_LOCALES } from '../i18n/locales.js';
 import { isoTime } from './common.js';
+
+// An article's category (the help centre's sections) and its text in other languages (the help centre
+// at /help/<lang>/ shows a translation where there is one, else the article as written).
+const articleCategory = z
+  .string()
+  .trim()
+  .max(100)
+  .nullable()
+  .default(null)
+  .describe('the help centre section it is listed under; null: “General”');
+const articleTranslations = z
+  .partialRecord(
+    z.enum(CUSTOMER_LOCALES),
+    z.object({ title: z.string().trim().min(1).max(300), body: z.string().max(100_000).default('') }),
+  )
+  .default({})
+  .describe('the title and body in other languages, by language (en, de, fr, es, ar)');
 
 export const ArticleInputSchema = z.object({
   id: z.string().max(100).optional(),
   title: z.string().trim().min(1).max(300),
   body: z.string().max(100_000).default(''),
   published: z.boolean().default(false),
+  category: articleCategory,
+  translations: articleTranslations,
 });
 
 export const ArticleSchema = z
@@ -14,6 +34,8 @@ export const ArticleSchema = z
     title: z.string(),
     body: z.string().describe('Markdown'),
     published: z.boolean(),
+    category: articleCategory,
+    translations: articleTranslations,
     created_at: isoTime,
     updated_at: isoTime,
   })

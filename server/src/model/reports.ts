@@ -82,6 +82,22 @@ export const ReportSchema = z
       .describe(
         'tickets in a status that is not closed, now (the period does not apply): every open status, in configured order',
       ),
+    kb_feedback: z
+      .strictObject({
+        helpful: z.number().int().min(0).describe('“Yes” votes'),
+        not_helpful: z.number().int().min(0).describe('“No” votes'),
+        articles: z
+          .array(
+            z.strictObject({
+              article_id: z.string(),
+              title: z.string().nullable().describe('null: the article was deleted since'),
+              helpful: z.number().int().min(0),
+              not_helpful: z.number().int().min(0),
+            }),
+          )
+          .describe('per article, the most votes first'),
+      })
+      .describe('answers to “Was this helpful?” under KB articles (help centre and widget) given in the period'),
   })
   .meta({ id: 'Report' });
 export type Report = z.infer<typeof ReportSchema>;

@@ -4,6 +4,7 @@ import type { Stores } from '../stores.js';
 import { Database, redactedUrl } from './database.js';
 import { migrate } from './migrations.js';
 import { PgConfigStore } from './pg-config-store.js';
+import { PgFeedbackStore } from './pg-feedback-store.js';
 import { PgJobStore } from './pg-job-store.js';
 import { PgKeyStore } from './pg-key-store.js';
 import { PgLeadership } from './pg-leadership.js';
@@ -41,6 +42,7 @@ export async function openPostgresStores(
       ...tickets,
       audit: new PgAuditLog(db),
       webhookLog: new PgLog(db, 'webhook'),
+      kbFeedback: new PgFeedbackStore(db),
       jobs: new PgJobStore(db),
       outboxLog: new PgLog(db, 'outbox'),
       rateLimiter,

@@ -73,7 +73,7 @@ export async function buildReport(
   period: Period,
   filters: ReportFilters,
   now: Date,
-): Promise<Report> {
+): Promise<Omit<Report, 'kb_feedback'>> {
   const { sla, business_hours: hours } = config;
   const businessOnly = sla.business_hours_only;
   const closedStatuses = new Set(config.statuses.filter((s) => s.closed).map((s) => s.id));

@@ -202,6 +202,7 @@ describe('GET /reports: every figure, hand-counted', () => {
         ],
       },
       backlog: backlog(3, 1), // C E I open, D pending
+      kb_feedback: { helpful: 0, not_helpful: 0, articles: [] }, // help-centre.test.ts counts votes
     });
   });
 

@@ -1,5 +1,7 @@
 import { routeFor } from '../http/route.js';
 import { ReportSchema, type KeyMode } from '../model/index.js';
+import { feedbackFigures } from '../helpcentre/feedback-figures.js';
+import type { FeedbackStore } from '../helpcentre/feedback-store.js';
 import type { ConfigStore } from '../store/config-store.js';
 import type { TicketStore } from '../store/ticket-store.js';
 import { reportCsv } from './csv.js';
@@ -10,6 +12,7 @@ import { ReportQuery } from './schema.js';
 export interface ReportDeps {
   configStore: ConfigStore;
   tickets: Record<KeyMode, TicketStore>;
+  kbFeedback: FeedbackStore;
   clock: () => Date;
 }
 
@@ -41,7 +44,10 @@ const report = route({
     const now = deps.clock();
     const period = resolvePeriod(query, config.business_hours.timezone, now);
     const filters = { category: query.category, agent: query.agent, tag: query.tag };
-    const body = await buildReport(deps.tickets[actor.mode].scan(), config, period, filters, now);
+    const body = {
+      ...(await buildReport(deps.tickets[actor.mode].scan(), config, period, filters, now)),
+      kb_feedback: await feedbackFigures(deps.kbFeedback, config.kb, actor.mode, period),
+    };
     // Figures about customers' tickets: for the caller only, never kept by a cache on the way.
     const headers = { 'Cache-Control': 'private, no-store' };
     if (query.format === 'json') return { body, headers };

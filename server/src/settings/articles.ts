@@ -7,7 +7,8 @@ import { newId } from '../model/index.js';
 /** Creates a knowledge-base article (no `id`) or replaces one (`id`; 404 when unknown). */
 export async function upsertArticle(
   store: ConfigStore,
-  input: z.output<typeof ArticleInputSchema>,
+  input: Omit<z.output<typeof ArticleInputSchema>, 'category' | 'translations'> &
+    Partial<Pick<z.output<typeof ArticleInputSchema>, 'category' | 'translations'>>,
   now: Date,
 ): Promise<{ article: Article; created: boolean }> {
   const existing = input.id === undefined ? undefined : store.get().kb.find((a) => a.id === input.id);
@@ -18,6 +19,8 @@ export async function upsertArticle(
     title: input.title,
     body: input.body,
     published: input.published,
+    category: input.category ?? null,
+    translations: input.translations ?? {},
     created_at: existing?.created_at ?? at,
     updated_at: at,
   };

@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import { AppendLog } from '../store/append-log.js';
+
+/** One answer to "Was this helpful?" under an article (the help centre's form or the widget's buttons). */
+export interface KbVote {
+  at: string;
+  article_id: string;
+  helpful: boolean;
+  /** The key's mode: the help centre is live; the widget votes in its key's mode, as its tickets. */
+  mode: 'live' | 'test';
+  source: 'help' | 'widget';
+}
+
+/** Votes per article: how many said yes and no. */
+export type VoteTally = Map<string, { helpful: number; not_helpful: number }>;
+
+/**
+ * Where the votes are kept: kb_feedback.jsonl in the data directory (FileFeedbackStore), or rows of
+ * the logs table with PostgreSQL (postgres/pg-feedback-store.ts). Votes are written by anonymous
+ * visitors, so they stay out of the configuration (written whole on every change).
+ */
+export interface FeedbackStore {
+  /** Resolves once the vote is durable. */
+  record(vote: KbVote): Promise<void>;
+  /** The votes of `mode` given in [start, end) (epoch milliseconds), per article. */
+  tally(mode: KbVote['mode'], start: number, end: number): Promise<VoteTally>;
+  close(): Promise<void>;
+}
+
+// Counts are kept per quarter of an hour: every time zone's midnight falls on one (UTC+5:45 included),
+// so a report's days, in the portal's time zone, are exact sums of buckets.
+const BUCKET_MS = 15 * 60_000;
+
+/**
+ * kb_feedback.jsonl: each vote one fsynced line (AppendLog). The counts live in memory, per article
+ * and quarter hour, read from the whole file at start: a report never reads the file.
+ */
+export class FileFeedbackStore implements FeedbackStore {
+  private readonly buckets = new Map<string, Map<number, { helpful: number; not_helpful: number }>>();
+
+  private constructor(private readonly log: AppendLog<KbVote>) {}
+
+  static async open(path: string): Promise<FileFeedbackStore> {
+    const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return '';
+      throw err;
+    });
+    const store = new FileFeedbackStore(await AppendLog.open<KbVote>(path));
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      try {
+        store.count(JSON.parse(line) as KbVote);
+      } catch {
+        /* a line cut by a crash */
+      }
+    }
+    return store;
+  }
+
+  private count(vote: KbVote) {
+    const key = `${vote.mode} ${vote.article_id}`;
+    let byBucket = this.buckets.get(key);
+    if (!byBucket) this.buckets.set(key, (byBucket = new Map()));
+    const bucket = Math.floor(Date.parse(vote.at) / BUCKET_MS);
+    const counts = byBucket.get(bucket) ?? { helpful: 0, not_helpful: 0 };
+    if (vote.helpful) counts.helpful++;
+    else counts.not_helpful++;
+    byBucket.set(bucket, counts);
+  }
+
+  async record(vote: KbVote) {
+    await this.log.append(vote);
+    this.count(vote);
+  }
+
+  tally(mode: KbVote['mode'], start: number, end: number): Promise<VoteTally> {
+    const tally: VoteTally = new Map();
+    const [first, last] = [Math.floor(start / BUCKET_MS), Math.ceil(end / BUCKET_MS)];
+    for (const [key, byBucket] of this.buckets) {
+      const [m, article] = key.split(' ') as [string, string];
+      if (m !== mode) continue;
+      for (const [bucket, counts] of byBucket) {
+        if (bucket < first || bucket >= last) continue;
+        const sum = tally.get(article) ?? { helpful: 0, not_helpful: 0 };
+        sum.helpful += counts.helpful;
+        sum.not_helpful += counts.not_helpful;
+        tally.set(article, sum);
+      }
+    }
+    return Promise.resolve(tally);
+  }
+
+  close() {
+    return this.log.close();
+  }
+}
