@@ -6,7 +6,7 @@ import { shared } from './vite.shared.js';
 // Loaded on demand (dynamic import()): the locale tables and the rarely seen views.
 // The Markdown parser (markdown-it and what it imports) goes with markdown.tsx.
 const LAZY =
-  /\/src\/(watch\.ts|styles\/badge\.css|state\/validate\.ts|i18n\/\w+\.ts|components\/(Article|Files|Rating|Tickets|Turnstile|markdown|plain-text)\.tsx)|\/node_modules\/(\.pnpm\/)?(markdown-it|mdurl|uc\.micro|entities|linkify-it|punycode\.js)[@/]/;
+  /\/src\/(watch\.ts|styles\/badge\.css|state\/validate\.ts|i18n\/\w+\.ts|components\/(Article|Files|Rating|Tickets|Turnstile|Thread|ReplyBox|markdown|plain-text)\.tsx)|\/node_modules\/(\.pnpm\/)?(markdown-it|mdurl|uc\.micro|entities|linkify-it|punycode\.js)[@/]/;
 
 export default defineConfig(
   mergeConfig(shared, {

@@ -33,19 +33,24 @@ describe('drafts', () => {
     await page.getByLabel('Your reply').fill('One more thing');
     await page.reload();
     await openWidget(page);
-    // The form starts empty again: that draft went with the ticket.
+    // The form starts empty again: that draft went with the ticket. Name and email stay for the next one.
     await page.getByRole('button', { name: 'New ticket' }).click();
     expect(await page.getByLabel('Subject').inputValue()).toBe('');
+    expect(await page.getByLabel('Name').inputValue()).toBe('Dora Draft');
+    expect(await page.getByLabel('Email').inputValue()).toBe('dora@example.com');
     await page.getByRole('button', { name: 'Back' }).click();
     await page.getByRole('button', { name: /Written, then reloaded/ }).click();
     expect(await page.getByLabel('Your reply').inputValue()).toBe('One more thing');
     await page.getByRole('button', { name: 'Reply' }).click();
     await page.locator('[data-ticketing] .msg.mine', { hasText: 'One more thing' }).waitFor();
     expect(await page.getByLabel('Your reply').inputValue()).toBe('');
+    // No draft left: only who filed the ticket, on this device.
     const stored = await page.evaluate(() =>
-      Object.keys(localStorage).filter((k) => k.startsWith('ticketing:drafts:')),
+      Object.keys(localStorage)
+        .filter((k) => k.startsWith('ticketing:drafts:'))
+        .map((k) => JSON.parse(localStorage.getItem(k)!)),
     );
-    expect(stored).toEqual([]);
+    expect(stored).toEqual([{ replies: {}, me: { name: 'Dora Draft', email: 'dora@example.com' } }]);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -55,7 +55,7 @@ describe('files in the thread', () => {
     await refresh(page);
     const theirs = page.locator('[data-ticketing] .msg.theirs', { hasText: 'see the photo' });
     await theirs.locator('.file').nth(1).waitFor();
-    expect(await theirs.locator('.file .size').allTextContents()).toEqual([`${notes.length} byte`, '68 byte']);
+    expect(await theirs.locator('.file .size').allTextContents()).toEqual([`${notes.length} bytes`, '68 bytes']);
 
     // The image's thumbnail: an object URL of the fetched bytes, decoded by the browser.
     const thumb = theirs.locator('img.thumb');

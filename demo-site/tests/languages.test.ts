@@ -33,10 +33,10 @@ afterAll(() => stack?.close());
  * Text that is the same in every language by nature, so equal to the English walk without being
  * untranslated: the owner's content (title, greeting, topics, custom fields, articles), what the
  * customer and support wrote (names, messages, file names), and sizes in byte, whose unit symbol
- * CLDR writes alike in English and Spanish ("7 byte").
+ * CLDR writes alike in English and Spanish ("7 bytes").
  */
 const OWNERS_WORDS = new Set(['Teapot Shop', 'Teapot Shop ☕', 'Orders', 'Something else', 'Order number', 'Grace']);
-const SIZE = /^[\d.,\s\u00a0\u202f]+(byte|kB|MB)$/;
+const SIZE = /^[\d.,\s\u00a0\u202f]+(bytes?|kB|MB)$/;
 
 type Collected = { text: string; data: boolean }[];
 

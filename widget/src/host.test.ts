@@ -41,9 +41,18 @@ describe('the launcher', () => {
 
   it('speaks German, and data-position and data-locale override the design', async () => {
     await support(s, 'POST', '/admin?r=design', { locale: 'de' });
+    // The configured language is for a visitor whose browser asks for none of the widget's languages.
+    Object.defineProperty(navigator, 'languages', { value: ['pt-BR'], configurable: true });
     w = mountWidget(s);
     await until(() => expect($(w!.root, 'button.launcher').getAttribute('aria-label')).toBe('Support kontaktieren'));
     w.handle.destroy();
+    // The page's own language comes first.
+    document.documentElement.lang = 'fr';
+    w = mountWidget(s);
+    await until(() => expect($(w!.root, 'button.launcher').getAttribute('aria-label')).toBe('Contacter le support'));
+    w.handle.destroy();
+    document.documentElement.lang = '';
+    delete (navigator as { languages?: unknown }).languages;
     w = mountWidget(s, { locale: 'en', position: 'bottom-left' });
     await until(() => expect($(w!.root, 'button.launcher').getAttribute('aria-label')).toBe('Contact support'));
     expect(w.host.getAttribute('data-position')).toBe('bottom-left');

@@ -85,7 +85,12 @@ export function createWidget(
   let label = '';
   let watcher: Promise<Watcher> | undefined;
 
-  const locale = () => options.locale ?? design!.locale;
+  // data-locale, else the page's language, else the browser's, the first the widget has a table
+  // for (fr-CA counts as fr); else the portal's configured locale.
+  const locale = () =>
+    options.locale ??
+    [document.documentElement.lang, ...navigator.languages].find((tag) => LABELS[tag.split('-')[0]!.toLowerCase()]) ??
+    design!.locale;
   // A design override (data-design: the console's preview) wins over the stored design, on this page only.
   const ours = (d: Design) => (options.design ? { ...d, ...options.design } : d) as Design;
 
@@ -197,8 +202,7 @@ export function createWidget(
     if (destroyed) return;
     design = d = ours(d);
     const color = HEX.test(d.primary_color) ? d.primary_color : '#2563eb';
-    const tag = locale();
-    label = d.launcher_label ?? LABELS[tag] ?? LABELS[tag.split('-')[0]!] ?? LABELS.en!;
+    label = d.launcher_label ?? LABELS[locale().split('-')[0]!.toLowerCase()] ?? LABELS.en!;
     host = document.createElement('div');
     host.setAttribute('data-ticketing', '');
     host.setAttribute('data-position', options.position ?? d.position);

@@ -75,7 +75,12 @@ describe('home', () => {
     expect(article.querySelector('img')).toBeNull(); // raw HTML stays text
     expect(article.textContent).toContain('<img src=x onerror="window.__xss=1">');
     click($(root, 'button[aria-label="Back"]'));
-    await until(() => $(root, '#tk-q'));
+    // Back on the home view, the search is as the customer left it, results and all.
+    expect((await until(() => $<HTMLInputElement>(root, '#tk-q'))).value).toBe('refund');
+    click(await until(() => byText(root, '.item', /How refunds work/)));
+    // Not answered: "Write to us" opens the form with the search as its subject.
+    click(await until(() => byText(root, 'button', 'Still need help? Write to us')));
+    expect((await until(() => $<HTMLInputElement>(root, '#tk-subject'))).value).toBe('refund');
   });
 
   it('finds an article despite a typo and marks the matched words', async () => {
@@ -130,10 +135,47 @@ describe('new ticket', () => {
     // A clear confirmation: the ticket's number and what happens next, with focus on it.
     const done = $(root, '.created');
     expect(done.textContent).toContain(`Your ticket number is ${id}.`);
-    expect(done.textContent).toContain('We will answer by email to ada@example.com');
+    // This server sends no mail (none is set up): the answer comes here, and the widget says so.
+    expect(done.textContent).toContain('We will answer here: follow the ticket on this device.');
+    expect(done.textContent).not.toContain('by email');
     expect(root.activeElement).toBe(done);
-    // Sent: no draft left behind.
-    expect(localStorage.getItem(`ticketing:drafts:${s.keys.pk}`)).toBeNull();
+    // Sent: no draft left behind, only who filed it, for the next ticket on this device.
+    expect(JSON.parse(localStorage.getItem(`ticketing:drafts:${s.keys.pk}`)!)).toEqual({
+      me: { name: 'Ada', email: 'ada@example.com' },
+    });
+    // Every message carries its time.
+    expect($(root, '.msg header time').getAttribute('datetime')).toBe(stored.body.created_at);
+    // The next ticket starts with the name and email, on this device (a new panel: a page reload).
+    w!.handle.destroy();
+    const again = await open();
+    click(byText(again, 'button', 'New ticket'));
+    await until(() => $(again, '#tk-name'));
+    expect($<HTMLInputElement>(again, '#tk-name').value).toBe('Ada');
+    expect($<HTMLInputElement>(again, '#tk-email').value).toBe('ada@example.com');
+  });
+
+  it('says "we will answer by email" once support’s replies go out by mail', async () => {
+    const mail = await server();
+    try {
+      await support(mail, 'POST', '/admin?r=mail', {
+        from_address: 'help@shop.example',
+        smtp: { host: '127.0.0.1', port: 9 },
+      });
+      w = mountWidget(mail, { open: true });
+      const root = await until(() => $(w!.root, '[role="dialog"]') && w!.root);
+      click(byText(root, 'button', 'New ticket'));
+      type(await until(() => $(root, '#tk-name')), 'Ada');
+      type($(root, '#tk-email'), 'ada@example.com');
+      type($(root, '#tk-subject'), 'By mail');
+      type($(root, '#tk-message'), 'Hello');
+      click(byText(root, 'button', 'Send'));
+      const done = await until(() => $(root, '.created'));
+      expect(done.textContent).toContain('We will answer by email to ada@example.com');
+    } finally {
+      w?.handle.destroy();
+      w = undefined;
+      await mail.close();
+    }
   });
 
   it('shows every invalid field at once, before sending, marks required fields and moves focus to the first', async () => {
@@ -243,7 +285,11 @@ describe('new ticket', () => {
     expect(values(root)).toEqual(typed);
     click(byText(root, 'button', 'Send'));
     await until(() => byText(root, 'h3', 'Half written'));
-    expect(localStorage.getItem(`ticketing:drafts:${s.keys.pk}`)).toBeNull();
+    // The draft is gone; who filed it stays for the next ticket.
+    expect(JSON.parse(localStorage.getItem(`ticketing:drafts:${s.keys.pk}`)!)).toEqual({
+      replies: {},
+      me: { name: 'Dora Draft', email: 'dora@example.com' },
+    });
   });
 
   it('keeps the text and offers a retry when the network fails', async () => {
@@ -327,7 +373,7 @@ describe('thread', () => {
     });
     document.dispatchEvent(new Event('visibilitychange')); // what the 10 s poll does
     const reply = await until(() => byText(root, '.msg.theirs', /We are sending a new one\./));
-    expect(reply.querySelector('header')!.textContent).toBe('Grace');
+    expect(reply.querySelector('header')!.textContent).toMatch(/^Grace \S/); // and the reply's time
     // Support's Markdown: bold, and a link that opens in a new tab without the opener.
     expect($(reply, 'strong').textContent).toBe('new one');
     const link = $<HTMLAnchorElement>(reply, 'a');
@@ -360,7 +406,7 @@ describe('thread', () => {
     await until(() => byText(root, '.msg.mine', /Here is a photo/));
     // The reply's file, with its size, as a download button in the thread.
     const file = await until(() => byText(root, '.msg.mine .file', /receipt\.txt/));
-    expect($(file, '.size').textContent).toBe('7 byte');
+    expect($(file, '.size').textContent).toBe('7 bytes');
     expect(file.title).toBe('Download receipt.txt');
     expect(box.value).toBe('');
     expect(localStorage.getItem(`ticketing:drafts:${s.keys.pk}`)).toBeNull();
@@ -390,6 +436,16 @@ describe('thread', () => {
       comment: 'Quick and kind.',
     });
     expect(events).toEqual(['reply', 'rated']);
+    // Closed is no dead end: "I still need help" writes on, and the reply reopens the ticket.
+    const again = await until(() => $<HTMLTextAreaElement>(root, '#tk-reply'));
+    expect(byText(root, 'label[for="tk-reply"]', /^I still need help/)).toBeTruthy();
+    type(again, 'The new lid leaks too.');
+    click(byText(root, 'button', 'Reply'));
+    await until(() => byText(root, '.msg.mine', /The new lid leaks too\./));
+    const reopened = (await support(s, 'GET', `/ticket?id=${id}`)).body;
+    expect(reopened.status).toBe('open');
+    expect(reopened.replies.at(-1)).toMatchObject({ message: 'The new lid leaks too.', from_customer: true });
+    await until(() => byText(root, 'p', /Status: Open/));
   });
 
   it("lists support's files with their sizes and shows images as thumbnails, fetched with the key", async () => {
@@ -421,8 +477,8 @@ describe('thread', () => {
     const theirs = await until(() => byText(root, '.msg.theirs', /Is it this one\?/));
     const files = [...theirs.querySelectorAll('.file')];
     expect(files.map((f) => [f.querySelector('.name')!.textContent, f.querySelector('.size')!.textContent])).toEqual([
-      ['lid.png', `${PNG_1PX.length} byte`],
-      ['sizes.csv', '19 byte'],
+      ['lid.png', `${PNG_1PX.length} bytes`],
+      ['sizes.csv', '19 bytes'],
     ]);
     // The thumbnail is an object URL of the bytes the server holds; only images get one.
     const img = await until(() => $<HTMLImageElement>(files[0]!, 'img.thumb'));
@@ -470,6 +526,10 @@ describe('configuration', () => {
       timezone: 'UTC',
       days: { mon: [{ open: '00:00', close: '00:01' }] },
     });
+    // A visitor whose page and browser name none of the widget's languages: the configured one.
+    const languages = (list: string[]) =>
+      Object.defineProperty(navigator, 'languages', { value: list, configurable: true });
+    languages(['pt-BR', 'pt']);
     try {
       const root = await open();
       expect($(root, '[role="dialog"]').className).toBe('tk dark');
@@ -477,7 +537,24 @@ describe('configuration', () => {
       expect(byText(root, 'button', 'Neue Anfrage')).toBeTruthy();
       expect($(root, '#tk-title').textContent).toBe('Hilfe');
       expect($(root, '.notice[role="status"]').textContent).toMatch(/Wir sind gerade nicht erreichbar.*am /);
+      // The page's <html lang> wins over the configured language, then the browser's (fr-CA is French).
+      w!.handle.destroy();
+      document.documentElement.lang = 'es-MX';
+      let again = await open();
+      expect($(again, '[role="dialog"]').getAttribute('lang')).toBe('es');
+      w!.handle.destroy();
+      document.documentElement.lang = '';
+      languages(['pt-BR', 'fr-CA', 'de']);
+      again = await open();
+      expect($(again, '[role="dialog"]').getAttribute('lang')).toBe('fr');
+      expect(byText(again, 'button', 'Nouvelle demande')).toBeTruthy();
+      // data-locale wins over both.
+      w!.handle.destroy();
+      again = await open({ locale: 'de' });
+      expect($(again, '[role="dialog"]').getAttribute('lang')).toBe('de');
     } finally {
+      document.documentElement.lang = '';
+      delete (navigator as { languages?: unknown }).languages;
       await support(s, 'POST', '/admin?r=design', {});
       await support(s, 'POST', '/admin?r=business_hours', {});
     }

@@ -117,7 +117,8 @@ export const ModulesViewSchema = z.array(
 /** A module missing from the list counts as off (docs/api.md, modules). */
 export const moduleEnabled = (modules: Modules, name: ModuleName) => modules.some((m) => m.name === name && m.enabled);
 
-export const LOCALES = ['en', 'de'] as const;
+/** The widget's languages (widget/src/i18n): the fallback when neither the page nor the browser names one of them. */
+export const LOCALES = ['en', 'de', 'fr', 'es', 'ar'] as const;
 
 export const DesignSchema = z.object({
   title: z.string().min(1).max(60).default('Support'),
@@ -227,6 +228,9 @@ export const WidgetConfigSchema = z
     turnstile: z.object({ enabled: z.boolean(), site_key: z.string().nullable() }),
     business_hours: OpenStateSchema,
     public_key: z.string().nullable().describe('the public key of this mode, for the widget (pk_…)'),
+    mail: z
+      .boolean()
+      .describe('support’s replies reach the customer by mail (mail is set up and customer_on_reply is on)'),
     api_version: z.literal('v1'),
   })
   .meta({ id: 'WidgetConfig' });

@@ -1,5 +1,6 @@
 import { openState } from '../hours/business-hours.js';
 import { routeFor } from '../http/route.js';
+import { mailConfigured } from '../mail/mailer.js';
 import {
   CUSTOMER_MODULES,
   MeSchema,
@@ -90,6 +91,8 @@ const widgetConfig = route({
         turnstile: { enabled: data.turnstile.enabled, site_key: data.turnstile.site_key },
         business_hours: { ...openState(data.business_hours, deps.clock()), timezone: data.business_hours.timezone },
         public_key: publicKey,
+        // Whether to tell a customer "we will answer by email": a yes or no, never the settings behind it.
+        mail: mailConfigured(data.mail) && data.mail.email_notify.customer_on_reply,
         api_version: 'v1' as const,
       },
     };

@@ -31,6 +31,7 @@ describe('/widget-config', () => {
       turnstile: { enabled: false, site_key: null },
       business_hours: { open_now: true, next_open_at: null, timezone: 'UTC' },
       public_key: s.keys.pk,
+      mail: false,
       api_version: 'v1',
     });
     expect(res.headers.get('access-control-expose-headers')).toBeNull(); // no Origin sent
@@ -71,6 +72,28 @@ describe('/widget-config', () => {
     expect(kb.status).toBe(403);
     expect(kb.body.error.code).toBe('module_disabled');
     expect((await s.call('GET', '/kb')).status).toBe(200);
+  });
+
+  it('says whether support answers by mail (mail set up and customer_on_reply on), and nothing of the settings', async () => {
+    const r = await startServer();
+    try {
+      const mail = async () => (await r.call('GET', '/widget-config', { key: r.keys.pk })).body.mail;
+      expect(await mail()).toBe(false);
+      const set = await r.call('POST', '/admin?r=mail', {
+        json: { from_address: 'help@shop.example', smtp: { host: 'smtp.shop.example', user: 'relay-user' } },
+      });
+      expect(set.status).toBe(200);
+      const res = await r.call('GET', '/widget-config', { key: r.keys.pk });
+      expect(res.body.mail).toBe(true);
+      for (const secretish of ['smtp.shop.example', 'help@shop.example', 'relay-user'])
+        expect(res.text).not.toContain(secretish);
+      expect((await r.call('POST', '/settings', { json: { email_notify: { customer_on_reply: false } } })).status).toBe(
+        200,
+      );
+      expect(await mail()).toBe(false);
+    } finally {
+      await r.close();
+    }
   });
 
   it('gives a secret key the first public key of its mode', async () => {

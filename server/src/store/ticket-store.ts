@@ -32,6 +32,11 @@ export type StoredTicket = Ticket & {
   locale?: string;
   /** Escalation entries that have fired for this ticket. */
   escalated?: string[];
+  /**
+   * Support replies the customer has seen while verified (X-Ticketing-Identity), on any device: what
+   * /updates counts as read on a device that has not shown the ticket yet (tickets/seen.ts).
+   */
+  customer_seen?: number;
   /** Idempotency-Keys of the requests that created or changed the ticket in the last 24 hours. */
   idempotency?: IdempotencyRecord[];
 };

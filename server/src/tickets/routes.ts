@@ -38,6 +38,7 @@ import {
   TicketQuery,
 } from './schema.js';
 import { derive } from './sla.js';
+import { markSeen } from './seen.js';
 import { firstClosedStatus, firstOpenStatus, isClosedStatus, setStatus } from './statuses.js';
 import { fullView, publicView, viewFor, viewOf, type View } from './views.js';
 
@@ -295,6 +296,7 @@ const read = route({
   errors: { 404: ['ticket_not_found'] },
   async handler({ actor, query }, deps) {
     const ticket = await findTicket(deps.tickets[actor.mode], actor, query.id, query.email);
+    await markSeen(deps.tickets[actor.mode], actor, ticket);
     return serializedView(viewOf(actor), ticket);
   },
 });

@@ -3,7 +3,7 @@ import type { StoredTicket } from '../store/ticket-store.js';
 
 /** What support (and a webhook) sees: the stored record without its internal fields. */
 export function fullView(t: StoredTicket): Ticket {
-  const { escalated: _e, idempotency: _i, locale: _l, link_version: _v, ...rest } = t;
+  const { escalated: _e, idempotency: _i, locale: _l, link_version: _v, customer_seen: _s, ...rest } = t;
   return rest;
 }
 
@@ -22,6 +22,7 @@ export function publicView(t: StoredTicket): PublicTicket {
     idempotency: _i,
     locale: _l,
     link_version: _v,
+    customer_seen: _s,
     quoted: _q,
     ...rest
   } = t;

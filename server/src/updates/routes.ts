@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import { customerTicket } from '../identity/customer-ticket.js';
-import { UpdatesSchema, type KeyMode, type Ticket } from '../model/index.js';
+import { UpdatesSchema, type KeyMode } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
-import type { TicketStore } from '../store/ticket-store.js';
+import type { StoredTicket, TicketStore } from '../store/ticket-store.js';
 import { ownerCheck } from '../tickets/lookup.js';
+import { seenAnywhere } from '../tickets/seen.js';
 import { emailKey, type TicketWatchers } from './watchers.js';
 
 /** What the customer's update poll needs from the app. */
@@ -68,7 +69,7 @@ const updates = route({
 
     async function state() {
       const seen = new Map<string, number | null>();
-      const tickets: Ticket[] = [];
+      const tickets: StoredTicket[] = [];
       for (const w of checks) {
         if (seen.has(w.id)) continue;
         try {
@@ -88,11 +89,12 @@ const updates = route({
           seen.set(t.id, null);
         }
       }
-      // A ticket this device has never shown has nothing unread here: only news since it was seen counts.
+      // Only news since the ticket was seen counts: on this device, or (a verified customer) on any
+      // device. A ticket shown nowhere yet has nothing unread.
       const data = tickets.map((t) => {
         const view = customerTicket(t);
-        const had = seen.get(t.id);
-        return { ...view, unread: had === null || had === undefined ? 0 : Math.max(0, view.support_replies - had) };
+        const known = [seen.get(t.id), seenAnywhere(actor, t)].filter((n) => typeof n === 'number');
+        return { ...view, unread: known.length ? Math.max(0, view.support_replies - Math.max(...known)) : 0 };
       });
       return { unread: data.reduce((n, t) => n + t.unread, 0), data };
     }

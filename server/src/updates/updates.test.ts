@@ -155,6 +155,38 @@ describe('GET /updates', () => {
     expect(forged.body).toEqual({ unread: 0, data: [] });
   });
 
+  it('keeps what a verified customer has seen on the server: a new device counts only newer replies', async () => {
+    const s = await server();
+    const secret = 'identity-secret-for-the-seen-test!!!';
+    await s.call('POST', '/admin?r=identity', { json: { secret } });
+    const identity = { 'X-Ticketing-Identity': `${signIdentity(secret, 'ada@example.com')}.ada%40example.com` };
+    const t = await createTicket(s, { email: 'ada@example.com' });
+    await supportReply(s, t.id, 'First answer');
+    await supportReply(s, t.id, 'Second answer');
+    // Device A shows the thread: both replies are seen.
+    const shown = await s.call('GET', `/ticket?id=${t.id}`, { key: s.keys.pk, headers: identity });
+    expect(shown.status).toBe(200);
+    expect(shown.text).not.toContain('customer_seen'); // kept for the badge, never shown
+    await supportReply(s, t.id, 'Third answer');
+    // Device B has never shown the ticket (no watch entry of its own): one reply is new, not three.
+    const b = await poll(s, [], identity);
+    expect(b.body).toMatchObject({ unread: 1, data: [{ id: t.id, unread: 1, support_replies: 3 }] });
+    // Device B shows it; device A, which remembers 2 seen, now has nothing unread either.
+    await s.call('GET', `/ticket?id=${t.id}`, { key: s.keys.pk, headers: identity });
+    expect((await poll(s, [['watch', `${t.id}:2:${t.email}`]], identity)).body.unread).toBe(0);
+    expect((await poll(s, [], identity)).body.unread).toBe(0);
+    // Support's own reads and an unverified customer's (email alone) record nothing for her.
+    await supportReply(s, t.id, 'Fourth answer');
+    await s.call('GET', `/ticket?id=${t.id}`);
+    await s.call('GET', `/ticket?id=${t.id}&email=ada%40example.com`, { key: s.keys.pk });
+    expect((await poll(s, [], identity)).body.unread).toBe(1);
+    // The customer's view and its ETag are the same before and after a read that records what was seen.
+    const before = await s.call('GET', `/ticket?id=${t.id}&email=ada%40example.com`, { key: s.keys.pk });
+    const after = await s.call('GET', `/ticket?id=${t.id}`, { key: s.keys.pk, headers: identity });
+    expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
+    expect((await poll(s, [], identity)).body.unread).toBe(0);
+  });
+
   it('refuses malformed watch entries and too long waits', async () => {
     const s = await server();
     for (const q of ['watch=tkt_abc', 'watch=nope:1:a@b.c', 'wait=26', 'known=-1', 'watch=tkt_abc:x:a@b.c']) {

@@ -20,6 +20,17 @@ export function Article({ id }: { id: string }) {
     <>
       <h3>{article.value.title}</h3>
       <Markdown source={article.value.body} />
+      {/* Not answered: the form, with what the customer searched for as its subject. */}
+      <button
+        type="button"
+        class="btn ghost"
+        onClick={() => {
+          if (s.query.value.trim()) s.prefill.value = { ...s.prefill.value, subject: s.query.value.trim() };
+          s.go({ name: 'new' });
+        }}
+      >
+        {s.t.writeToUs}
+      </button>
     </>
   );
 }

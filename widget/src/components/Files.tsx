@@ -10,10 +10,18 @@ const UNITS = [
   [1, 'byte'],
 ] as const;
 
-/** A size as the locale writes it: "19 byte", "1.2 kB", "3,4 Mo". */
+/**
+ * A size as the locale writes it: "19 bytes", "1 byte", "1.2 kB", "3,4 Mo". Bytes are spelled out
+ * (CLDR's plural rules pick "byte"/"bytes", "octet"/"octets"): the short form has no plural ("19 byte").
+ */
 function formatSize(bytes: number, locale: string): string {
   const [base, unit] = UNITS.find(([b]) => bytes >= b) ?? UNITS[2];
-  return new Intl.NumberFormat(locale, { style: 'unit', unit, maximumFractionDigits: 1 }).format(bytes / base);
+  return new Intl.NumberFormat(locale, {
+    style: 'unit',
+    unit,
+    unitDisplay: base === 1 ? 'long' : 'short',
+    maximumFractionDigits: 1,
+  }).format(bytes / base);
 }
 
 /** An image attachment's thumbnail: fetched with the key, shown from an object URL. */

@@ -19,7 +19,7 @@ const marked = (text: string, ranges: [number, number][] = []) => {
 export function Home() {
   const s = useStore();
   const { t, config } = s;
-  const q = useSignal('');
+  const q = s.query;
   const results = useSignal<KbListItem[] | null>(null);
   useDebounced(q.value, 250, async (v) => (results.value = v.trim().length < 2 ? null : await s.searchKb(v)));
   return (

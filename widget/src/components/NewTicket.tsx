@@ -34,10 +34,12 @@ export function NewTicket() {
   const pre = s.prefill.value;
   const who = s.identity.value;
   const draft = s.loadNewDraft();
-  // What the customer typed last time wins over what the page prefills, which wins over identify().
+  const me = s.loadMe();
+  // What the customer typed last time wins over what the page prefills, which wins over identify(),
+  // which wins over the name and email of the last ticket filed on this device.
   const v = useSignal<Record<Key, string>>({
-    name: draft.name || who.name || '',
-    email: draft.email || who.email || '',
+    name: draft.name || who.name || me.name || '',
+    email: draft.email || who.email || me.email || '',
     category: draft.category || pre.category || '',
     subject: draft.subject || pre.subject || '',
     message: draft.message || pre.message || '',

@@ -3,9 +3,10 @@ import { useStore } from '../state/context.js';
 import { Home } from './Home.js';
 import { lazy } from './lazy.js';
 import { NewTicket } from './NewTicket.js';
-import { Thread } from './Thread.js';
 
 const Article = lazy(() => import('./Article.js').then((m) => m.Article));
+// A thread (and its reply box): fetched once a ticket is opened, or while a new one is written.
+const Thread = lazy(() => import('./Thread.js').then((m) => m.Thread));
 
 /** The dialog: a header (back, title, close), the current view, and a polite live region. */
 export function Panel() {
@@ -13,6 +14,7 @@ export function Panel() {
   const { t, config, view } = s;
   const dialog = useRef<HTMLDivElement>(null);
   const v = view.value;
+  if (v.name === 'new') Thread.preload();
   // Focus moves into the dialog when it opens and to the top of each new view, unless the view has
   // already put it somewhere in its body (the confirmation after filing).
   useEffect(() => {

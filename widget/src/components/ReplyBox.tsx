@@ -8,7 +8,7 @@ import { RequiredMark } from './Field.js';
  * The customer's reply, with files. What is typed is kept as a draft on this device until it is sent;
  * a failed send keeps the text and offers a retry.
  */
-export function ReplyBox({ ticketId }: { ticketId: string }) {
+export function ReplyBox({ ticketId, label }: { ticketId: string; label: string }) {
   const s = useStore();
   const { t, config } = s;
   const text = useSignal(s.loadReplyDraft(ticketId));
@@ -42,7 +42,7 @@ export function ReplyBox({ ticketId }: { ticketId: string }) {
     <form onSubmit={send} noValidate>
       <div>
         <label for="tk-reply">
-          {t.yourReply}
+          {label}
           <RequiredMark />
         </label>
         <textarea

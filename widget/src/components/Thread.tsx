@@ -12,14 +12,15 @@ const POLL_MS = 10_000;
 
 /** Right after filing: the ticket's number and what happens next. Focused, so it is read out first. */
 function Created({ id, email }: { id: string; email: string }) {
-  const { t, fill } = useStore();
+  const { t, fill, config } = useStore();
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => box.current?.focus(), []);
   return (
     <div class="notice created" role="status" tabIndex={-1} ref={box} aria-labelledby="tk-created">
       <h3 id="tk-created">{t.createdTitle}</h3>
       <p>{fill(t.createdNumber, { id })}</p>
-      <p>{fill(t.createdNext, { email })}</p>
+      {/* Only a server that sends mail answers by mail; otherwise the thread here is where answers come. */}
+      <p>{fill(config.mail ? t.createdNext : t.createdHere, { email })}</p>
     </div>
   );
 }
@@ -42,6 +43,12 @@ export function Thread({ id, email }: { id: string; email: string }) {
     };
   }, [id, email]);
 
+  // Every message with its time, as the customer's locale writes it.
+  const when = (iso: string) => (
+    <time dateTime={iso}>
+      {new Date(iso).toLocaleString(s.ctx.locale, { dateStyle: 'medium', timeStyle: 'short' })}
+    </time>
+  );
   const ticket = s.ticket.value;
   if (!ticket || ticket.id !== id) return <p class="muted">{s.ticketError.value ?? t.loading}</p>;
   return (
@@ -52,23 +59,31 @@ export function Thread({ id, email }: { id: string; email: string }) {
         {t.statusLabel}: {s.statusName(ticket.status)}
       </p>
       <article class="msg mine">
-        <header>{t.you}</header>
+        <header>
+          {t.you} {when(ticket.created_at)}
+        </header>
         <PlainText source={ticket.message} />
         {ticket.attachments.length > 0 && <Files list={ticket.attachments} />}
       </article>
       {ticket.replies.map((r) => (
         <article class={r.from_customer ? 'msg mine' : 'msg theirs'}>
-          <header>{r.from_customer ? t.you : (r.author ?? t.support)}</header>
+          <header>
+            {r.from_customer ? t.you : (r.author ?? t.support)} {when(r.created_at)}
+          </header>
           {/* Support writes Markdown, rendered without HTML; the customer's own words stay as written. */}
           {r.from_customer ? <PlainText source={r.message} /> : <Markdown source={r.message} />}
           {r.attachments.length > 0 && <Files list={r.attachments} />}
         </article>
       ))}
       {s.isClosed() ? (
-        config.modules.rating && <Rating />
+        <>
+          {config.modules.rating && <Rating />}
+          {/* A customer's reply reopens a closed ticket (POST /reply): no dead end, no duplicate ticket. */}
+          <ReplyBox key={ticket.id} ticketId={ticket.id} label={t.stillNeedHelp} />
+        </>
       ) : (
         <>
-          <ReplyBox key={ticket.id} ticketId={ticket.id} />
+          <ReplyBox key={ticket.id} ticketId={ticket.id} label={t.yourReply} />
           {config.modules.close_request &&
             (ticket.close_request ? (
               <p class="notice">{t.closeRequested}</p>

@@ -12,6 +12,8 @@ interface Drafts {
   new?: NewDraft;
   /** Reply drafts by ticket id. */
   replies?: Record<string, string>;
+  /** The name and email of the last ticket filed here: the next new-ticket form starts with them. */
+  me?: { name?: string; email?: string };
 }
 
 // Beside the saved tickets (saved-tickets.ts), one key per public key. Like them, drafts survive
@@ -29,7 +31,7 @@ function read(publicKey: string): Drafts {
 
 function write(publicKey: string, drafts: Drafts) {
   try {
-    const empty = !drafts.new && !Object.keys(drafts.replies ?? {}).length;
+    const empty = !drafts.new && !drafts.me && !Object.keys(drafts.replies ?? {}).length;
     if (empty) localStorage.removeItem(storageKey(publicKey));
     else localStorage.setItem(storageKey(publicKey), JSON.stringify(drafts));
   } catch {
@@ -40,16 +42,17 @@ function write(publicKey: string, drafts: Drafts) {
 const blank = (d: NewDraft) =>
   !d.name && !d.email && !d.category && !d.subject && !d.message && !Object.values(d.fields ?? {}).some(Boolean);
 
-export const loadNewDraft = (publicKey: string): NewDraft => {
-  const d = read(publicKey).new;
-  return d && typeof d === 'object' ? d : {};
-};
+const object = <T>(d: T | undefined) => (d && typeof d === 'object' ? d : {});
+export const loadNewDraft = (publicKey: string): NewDraft => object(read(publicKey).new);
+/** Who filed the last ticket on this device (forgotten with the tickets). */
+export const loadMe = (publicKey: string): NonNullable<Drafts['me']> => object(read(publicKey).me);
 
-/** Keeps the new-ticket form as typed; an empty form removes the draft. */
-export function saveNewDraft(publicKey: string, draft: NewDraft) {
+/** Keeps the new-ticket form as typed; an empty form removes the draft. `me`: who filed a ticket. */
+export function saveNewDraft(publicKey: string, draft: NewDraft, me?: Drafts['me']) {
   const drafts = read(publicKey);
   if (blank(draft)) delete drafts.new;
   else drafts.new = draft;
+  if (me) drafts.me = me;
   write(publicKey, drafts);
 }
 

@@ -5,7 +5,15 @@ import type { Strings } from '../i18n/en.js';
 import { plural, type Plural } from '../i18n/plural.js';
 import { fill, isRtl, localeOf } from '../i18n/t.js';
 import type { Attachment, KbListItem, Meta, PanelContext, PublicTicket } from '../types.js';
-import { dropDrafts, loadNewDraft, loadReplyDraft, saveNewDraft, saveReplyDraft, type NewDraft } from './drafts.js';
+import {
+  dropDrafts,
+  loadMe,
+  loadNewDraft,
+  loadReplyDraft,
+  saveNewDraft,
+  saveReplyDraft,
+  type NewDraft,
+} from './drafts.js';
 import { loadSaved, storeSaved, type SavedTicket } from './saved-tickets.js';
 
 export type View =
@@ -54,6 +62,8 @@ export function createStore(ctx: PanelContext, t: Strings) {
   const ticket = signal<PublicTicket | null>(null);
   const ticketError = signal<string | null>(null);
   const announcement = signal('');
+  /** The knowledge-base search as typed: kept while the customer reads an article and comes back. */
+  const query = signal('');
   /** "Your tickets" with status, last activity and unread replies (GET /updates); null until loaded. */
   const overview = signal<Watched[] | null>(null);
   let etag: string | undefined;
@@ -130,7 +140,7 @@ export function createStore(ctx: PanelContext, t: Strings) {
   async function createTicket(form: FormData, idempotencyKey: string) {
     const created = await api.create(form, idempotencyKey);
     remember(created, 0);
-    saveNewDraft(publicKey, {});
+    saveNewDraft(publicKey, {}, { name: created.name, email: created.email });
     identity.value = { name: created.name, email: created.email };
     prefill.value = {};
     ctx.emit('ticket:created', { id: created.id });
@@ -277,7 +287,9 @@ export function createStore(ctx: PanelContext, t: Strings) {
     thumbnail,
     download,
     dispose,
+    query,
     loadNewDraft: () => loadNewDraft(publicKey),
+    loadMe: () => loadMe(publicKey),
     saveNewDraft: (draft: NewDraft) => saveNewDraft(publicKey, draft),
     loadReplyDraft: (id: string) => loadReplyDraft(publicKey, id),
     saveReplyDraft: (id: string, text: string) => saveReplyDraft(publicKey, id, text),

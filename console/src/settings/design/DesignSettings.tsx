@@ -14,7 +14,7 @@ interface Design {
   theme: 'auto' | 'light' | 'dark';
   launcher_label: string | null;
   logo_url: string | null;
-  locale: 'en' | 'de';
+  locale: 'en' | 'de' | 'fr' | 'es' | 'ar';
 }
 
 /** Where the snippet's script comes from and which public key it carries (null: none yet). */
@@ -140,6 +140,9 @@ export function DesignSettings() {
               options={[
                 { value: 'en', label: 'English' },
                 { value: 'de', label: 'Deutsch' },
+                { value: 'fr', label: 'Français' },
+                { value: 'es', label: 'Español' },
+                { value: 'ar', label: 'العربية' },
               ]}
               onChange={(v) => set({ ...d, locale: v })}
             />
