@@ -23,6 +23,7 @@ export function publicView(t: StoredTicket): PublicTicket {
     locale: _l,
     link_version: _v,
     quoted: _q,
+    snoozed_until: _z,
     ...rest
   } = t;
   return {
