@@ -280,11 +280,20 @@ const CASES: Case[] = [
   },
   {
     r: 'autoclose',
-    defaults: { enabled: false, after_days: 7, statuses: ['answered'] },
+    // Pending first: a support reply leaves tickets there by default (workflow).
+    defaults: { enabled: false, after_days: 7, statuses: ['pending', 'answered'] },
     valid: { enabled: true, after_days: 3 },
-    readBack: { enabled: true, after_days: 3, statuses: ['answered'] },
+    readBack: { enabled: true, after_days: 3, statuses: ['pending', 'answered'] },
     invalid: { after_days: 0, statuses: ['nonexistent'] },
     invalidParams: ['after_days'],
+  },
+  {
+    r: 'workflow',
+    defaults: { reply_status: 'pending' },
+    valid: { reply_status: 'answered' },
+    readBack: { reply_status: 'answered' },
+    invalid: { reply_status: 'Not A Slug' },
+    invalidParams: ['reply_status'],
   },
   {
     r: 'blocklists',

@@ -49,6 +49,8 @@ function ticketEventDetails(e: TicketEvent): Record<string, unknown> {
       return { reply_id: e.reply?.id ?? null };
     case 'ticket.rated':
       return { score: e.ticket.rating?.score ?? null };
+    case 'ticket.snoozed':
+      return { until: e.ticket.snoozed_until ?? null };
     case 'ticket.close_resolved':
       return { status: e.ticket.status };
     case 'file.uploaded':

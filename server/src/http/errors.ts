@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import { localizeError } from '../i18n/error-messages.js';
 import { negotiate } from '../i18n/locales.js';
-import { MODULE_FEATURES, type ModuleName, type RequestActor } from '../model/index.js';
+import { MODULE_FEATURES, type ModuleName, type Reply, type RequestActor } from '../model/index.js';
 import { unavailableStore } from '../store/unavailable.js';
 
 export interface ErrorDetail {
@@ -23,6 +23,8 @@ export class ApiError extends Error {
       headers?: Record<string, string>;
       /** Named values a translated message fills in (`{origin}`). */
       values?: Record<string, string>;
+      /** 409 ticket_changed: the messages the writer has not seen (model/errors.ts). */
+      messages?: Reply[];
     } = {},
   ) {
     super(message);
@@ -116,5 +118,6 @@ export function renderError(ctx: Context, err: unknown, logger: Logger): void {
   const body: Record<string, unknown> = { code: api.code, message };
   if (api.extra.param) body.param = api.extra.param;
   if (details) body.details = details;
+  if (api.extra.messages) body.messages = api.extra.messages;
   ctx.body = { error: body };
 }

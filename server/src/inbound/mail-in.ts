@@ -14,7 +14,7 @@ import type { ConfigStore } from '../store/config-store.js';
 import type { FileBlob, StoredTicket, TicketStore } from '../store/ticket-store.js';
 import type { IdempotencyCache } from '../tickets/idempotency.js';
 import { derive } from '../tickets/sla.js';
-import { firstOpenStatus, isClosedStatus, setStatus } from '../tickets/statuses.js';
+import { afterCustomerMessage, firstOpenStatus } from '../tickets/statuses.js';
 import { loopReason, type Bounce } from './classify.js';
 import { attachmentName } from './attachment-names.js';
 import { MESSAGE_MAX, type ParsedInbound } from './parse-mail.js';
@@ -180,10 +180,9 @@ export class MailIn {
               replies: [...current.replies, reply],
               updated_at: unverified ? current.updated_at : at,
             };
-            // A customer writing on a closed ticket reopens it, as on /reply; a mail that only claims
-            // to be theirs does not (issue 28).
-            if (!unverified && isClosedStatus(config.statuses, current.status))
-              next = setStatus(next, firstOpenStatus(config.statuses), config.statuses, at);
+            // A customer writing reopens a ticket that waits on them or is closed and ends its snooze,
+            // as on /reply; a mail that only claims to be theirs does not (issue 28).
+            if (!unverified) next = afterCustomerMessage(next, config, at);
             return { ticket: derive(next, config), files: files.blobs, idempotency: record };
           });
           if (!updated || !reply) throw new UnusableMail(`ticket ${target.id} is gone`);

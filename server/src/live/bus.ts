@@ -15,7 +15,8 @@ export type LiveMessage =
       by: ActorRef;
     }
   | {
-      kind: 'typing';
+      /** Presence: `typing` (… is replying) or `viewing` (… is viewing, event agent.viewing). */
+      kind: 'typing' | 'viewing';
       mode: KeyMode;
       ticket_id: string;
       agent: { id: string; name: string };

@@ -135,18 +135,19 @@ export class LiveEvents {
     });
   }
 
-  typing(actor: RequestActor, ticketId: string) {
+  /** Presence on a ticket: writing (`typing`) or having it open (`viewing`, the event agent.viewing). */
+  typing(actor: RequestActor, ticketId: string, kind: 'typing' | 'viewing' = 'typing') {
     if (!this.bus.shared && this.listeners.size === 0) return Promise.resolve();
     const agent =
       actor.kind === 'agent'
         ? { id: actor.agent.id, name: actor.agent.name }
         : { id: selfOf(actor), name: actor.key.prefix };
-    return this.bus.publish({ kind: 'typing', mode: actor.mode, ticket_id: ticketId, agent, from: selfOf(actor) });
+    return this.bus.publish({ kind, mode: actor.mode, ticket_id: ticketId, agent, from: selfOf(actor) });
   }
 
   private deliver(m: LiveMessage) {
-    if (m.kind === 'typing') {
-      const chunk = sse('typing', { ticket_id: m.ticket_id, agent: m.agent });
+    if (m.kind !== 'ticket') {
+      const chunk = sse(m.kind === 'typing' ? 'typing' : 'agent.viewing', { ticket_id: m.ticket_id, agent: m.agent });
       for (const l of this.listeners) if (l.mode === m.mode && l.self !== m.from) this.send(l, chunk);
       return;
     }

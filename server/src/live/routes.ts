@@ -36,7 +36,7 @@ const events = route({
   description:
     'A text/event-stream: ticket.created, ticket.replied, ticket.note_added, ticket.changed and ' +
     'ticket.deleted with `{ ticket: <list row>, by: { kind, id?, name? } }` and an `id:`; `typing` with ' +
-    '`{ ticket_id, agent: { id, name } }`; `reset` when the events after Last-Event-ID are no longer kept ' +
+    '`{ ticket_id, agent: { id, name } }`, and `agent.viewing` with the same data (/viewing); `reset` when the events after Last-Event-ID are no longer kept ' +
     '(reload); a `: ping` comment keeps the connection open. The stream ends within seconds of its ' +
     'credential ending (a key revoked; the agent signed out, deactivated or given a new password): the ' +
     'reconnect then gets 401. At most 10 streams per credential and 100 per client address are open at ' +
@@ -107,4 +107,22 @@ const typing = route({
   },
 });
 
-export const liveRoutes = [events, typing];
+const viewing = route({
+  method: 'post',
+  path: '/viewing',
+  access: 'staff',
+  summary: 'Tell the other listeners of /events that you have a ticket open',
+  description:
+    'Sends an `agent.viewing` event (`{ ticket_id, agent: { id, name } }`) to every other listener; repeat ' +
+    'every few seconds while the ticket stays open (listeners forget a viewer they have not heard of for a while).',
+  body: { schema: TypingInput, encodings: ['json', 'form', 'multipart'] },
+  responses: { 204: { description: 'Sent' } },
+  errors: { 404: ['ticket_not_found'] },
+  async handler({ actor, body }, deps) {
+    if (!(await deps.tickets[actor.mode].get(body.ticket_id))) throw notFound('ticket');
+    await deps.live.typing(actor, body.ticket_id, 'viewing');
+    return { status: 204 };
+  },
+});
+
+export const liveRoutes = [events, typing, viewing];

@@ -173,5 +173,18 @@ export const AutoreplySchema = z.object({
 export const AutocloseSchema = z.object({
   enabled: z.boolean().default(false),
   after_days: z.number().int().min(1).max(365).default(7),
-  statuses: z.array(slug).max(50).default(['answered']),
+  // Pending is where a support reply leaves a ticket by default (WorkflowSchema): waiting on the customer.
+  statuses: z.array(slug).max(50).default(['pending', 'answered']),
 });
+
+/** What happens after a reply (issue 30). */
+export const WorkflowSchema = z.object({
+  reply_status: slug
+    .nullable()
+    .default('pending')
+    .describe(
+      'the status a support reply sets when it names none (no `status`, no macro status); null keeps the ' +
+        'status. A customer’s message moves a ticket in this status (or a closed one) back to the first open status',
+    ),
+});
+export type Workflow = z.infer<typeof WorkflowSchema>;

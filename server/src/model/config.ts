@@ -9,6 +9,7 @@ import {
   RulesSchema,
   SlaSchema,
   TagsSchema,
+  WorkflowSchema,
 } from './automation.js';
 import { IdentitySchema } from './identity.js';
 import { randomToken } from './ids.js';
@@ -44,10 +45,25 @@ export const WebhookSecretViewSchema = z.object({
 });
 
 /**
+ * A configuration from before `workflow` (issue 30): a support reply kept the status, and autoclose
+ * was set to act on `answered`. Replies now leave tickets `pending` (waiting on the customer), so an
+ * autoclose that acted on `answered` acts on `pending` too, or it would stop closing anything.
+ */
+function beforeWorkflow(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || 'workflow' in raw) return raw;
+  const data = raw as { autoclose?: { statuses?: unknown }; statuses?: unknown };
+  const statuses = data.autoclose?.statuses;
+  if (!Array.isArray(statuses) || !statuses.includes('answered') || statuses.includes('pending')) return raw;
+  const configured = Array.isArray(data.statuses) ? (data.statuses as { id?: unknown }[]) : DEFAULT_STATUSES;
+  if (!configured.some((st) => st.id === 'pending')) return raw;
+  return { ...data, autoclose: { ...data.autoclose, statuses: [...statuses, 'pending'] } };
+}
+
+/**
  * config.json: parsed through this on every start and every write, so a missing resource takes its
  * default and every webhook URL has its secret.
  */
-export const ConfigDataSchema = z
+const ConfigObjectSchema = z
   .object({
     version: z.literal(1).default(1),
     portal: PortalSchema.prefault({}),
@@ -63,6 +79,7 @@ export const ConfigDataSchema = z
     sla: SlaSchema.prefault({}),
     autoreply: AutoreplySchema.prefault({}),
     autoclose: AutocloseSchema.prefault({}),
+    workflow: WorkflowSchema.prefault({}),
     blocklists: BlocklistsSchema.prefault({}),
     business_hours: BusinessHoursSchema.prefault({}),
     form: FormSchema.prefault({}),
@@ -87,4 +104,5 @@ export const ConfigDataSchema = z
       .default(() => randomToken(43)),
   })
   .transform(withWebhookSecrets);
+export const ConfigDataSchema = z.preprocess(beforeWorkflow, ConfigObjectSchema);
 export type ConfigData = z.infer<typeof ConfigDataSchema>;

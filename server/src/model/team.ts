@@ -25,6 +25,10 @@ export const TeamSchema = z
     tags: z.array(TagSchema),
     statuses: z.array(StatusSchema),
     categories: z.array(CategorySchema),
+    reply_status: z
+      .string()
+      .nullable()
+      .describe('/admin r=workflow reply_status: the status a reply sets when the agent picks none (null: kept)'),
   })
   .meta({ id: 'Team' });
 export type Team = z.output<typeof TeamSchema>;

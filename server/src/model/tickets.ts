@@ -83,7 +83,17 @@ export type ActorRef = z.infer<typeof ActorRefSchema>;
 export const ActivityEntrySchema = z
   .strictObject({
     id: z.string().describe('act_…'),
-    type: z.enum(['status', 'priority', 'assignee', 'tags', 'close_request', 'rating', 'merged', 'merged_from']),
+    type: z.enum([
+      'status',
+      'priority',
+      'assignee',
+      'tags',
+      'close_request',
+      'rating',
+      'merged',
+      'merged_from',
+      'snoozed',
+    ]),
     at: isoTime,
     actor: ActorRefSchema,
     from: z.unknown().optional(),
@@ -124,6 +134,13 @@ export const TicketSchema = z
       .string()
       .optional()
       .describe('tkt_…: present once this ticket was merged into that one (/merge), which holds its messages'),
+    snoozed_until: isoTime
+      .nullable()
+      .optional()
+      .describe(
+        'staff only: out of the needs_reply view until this time or the customer’s next message (/snooze); ' +
+          'absent or null when not snoozed',
+      ),
   })
   .meta({ id: 'Ticket' });
 export type Ticket = z.infer<typeof TicketSchema>;
@@ -135,6 +152,7 @@ export const PublicTicketSchema = TicketSchema.omit({
   due_at: true,
   activity: true,
   quoted: true,
+  snoozed_until: true,
 }).meta({
   id: 'PublicTicket',
 });
@@ -186,10 +204,12 @@ export const TicketListSchema = z.strictObject({
 
 /**
  * The inbox's views (/list `view`, /counts): every one but `closed` and `all` holds open tickets only
- * (a status that is not `closed`); `mine` is the signed-in agent's.
+ * (a status that is not `closed`); `mine` is the signed-in agent's; `snoozed` holds the tickets whose
+ * snooze has not ended (they are out of `needs_reply` meanwhile).
  */
 export const INBOX_VIEWS = [
   'needs_reply',
+  'snoozed',
   'mine',
   'unassigned',
   'due_soon',
@@ -242,6 +262,7 @@ export const TICKET_EVENTS = [
   'ticket.close_requested',
   'ticket.close_resolved',
   'ticket.deleted',
+  'ticket.snoozed',
   'file.uploaded',
 ] as const;
 export type TicketEventType = (typeof TICKET_EVENTS)[number];

@@ -274,7 +274,10 @@ export class PgTicketStore implements TicketStore, FileStore {
     const open = sql`NOT (status = ANY(${context.closed as string[]}::text[]))`;
     switch (filter.view) {
       case 'needs_reply':
-        conditions.push(sql`${open} AND waiting_us`);
+        conditions.push(sql`${open} AND waiting_us AND NOT ${this.asleep(sql, context)}`);
+        break;
+      case 'snoozed':
+        conditions.push(sql`${open} AND ${this.asleep(sql, context)}`);
         break;
       case 'mine':
         conditions.push(context.me === undefined ? sql`FALSE` : sql`${open} AND agent_id = ${context.me}`);
@@ -297,6 +300,14 @@ export class PgTicketStore implements TicketStore, FileStore {
       default:
     }
     return conditions.reduce((all, c) => sql`${all} AND ${c}`);
+  }
+
+  /**
+   * A snooze that has not ended (/snooze). Read from the list view's jsonb: snoozed tickets are few, and
+   * the needs_reply rows are found by the waiting index first.
+   */
+  private asleep(sql: Sql, context: ListContext) {
+    return sql`coalesce((item->>'snoozed_until') COLLATE "C" > ${context.now}, false)`;
   }
 
   /** The orders of the JSON store's index (store/ticket-index.ts, ORDERS). */
@@ -337,17 +348,37 @@ export class PgTicketStore implements TicketStore, FileStore {
   async counts(context: ListContext): Promise<Counts> {
     const sql = await this.db.q();
     const rows = await sql<
-      { status: string; n: number; waiting: number; unassigned: number; mine: number; overdue: number; soon: number }[]
+      {
+        status: string;
+        n: number;
+        waiting: number;
+        snoozed: number;
+        unassigned: number;
+        mine: number;
+        overdue: number;
+        soon: number;
+      }[]
     >`
       SELECT status, count(*)::int AS n,
-        count(*) FILTER (WHERE waiting_us)::int AS waiting,
+        count(*) FILTER (WHERE waiting_us AND NOT ${this.asleep(sql, context)})::int AS waiting,
+        count(*) FILTER (WHERE ${this.asleep(sql, context)})::int AS snoozed,
         count(*) FILTER (WHERE agent_id IS NULL)::int AS unassigned,
         count(*) FILTER (WHERE agent_id = ${context.me ?? null})::int AS mine,
         count(*) FILTER (WHERE due_at < ${context.now})::int AS overdue,
         count(*) FILTER (WHERE due_at >= ${context.now} AND due_at < ${context.soon})::int AS soon
       FROM tickets WHERE mode = ${this.mode} GROUP BY status`;
     const closed = new Set(context.closed);
-    const views = { needs_reply: 0, mine: 0, unassigned: 0, due_soon: 0, overdue: 0, open: 0, closed: 0, all: 0 };
+    const views = {
+      needs_reply: 0,
+      snoozed: 0,
+      mine: 0,
+      unassigned: 0,
+      due_soon: 0,
+      overdue: 0,
+      open: 0,
+      closed: 0,
+      all: 0,
+    };
     const statuses: Record<string, number> = {};
     for (const r of rows) {
       statuses[r.status] = r.n;
@@ -358,6 +389,7 @@ export class PgTicketStore implements TicketStore, FileStore {
       }
       views.open += r.n;
       views.needs_reply += r.waiting;
+      views.snoozed += r.snoozed;
       views.unassigned += r.unassigned;
       views.mine += r.mine;
       views.overdue += r.overdue;

@@ -50,6 +50,13 @@ export function checkReferences(resource: string, data: ConfigData, opts: Refere
       if (!statusIds.has(s)) out.push({ param: `statuses.${i}`, message: `"${s}" is not a configured status` });
     });
   }
+  // A support reply moves the ticket there: a closed status would close every ticket answered.
+  const replyStatus = data.workflow.reply_status;
+  if (resource === 'workflow' && replyStatus !== null) {
+    const found = data.statuses.find((s) => s.id === replyStatus);
+    if (!found) out.push({ param: 'reply_status', message: `"${replyStatus}" is not a configured status` });
+    else if (found.closed) out.push({ param: 'reply_status', message: `"${replyStatus}" is a closed status` });
+  }
   if (resource === 'rules') data.rules.forEach((r, i) => checkActions(r.actions, data, `rules.${i}`, out, opts));
   if (resource === 'escalation')
     data.escalation.forEach((e, i) => checkActions(e.actions, data, `escalation.${i}`, out, opts));

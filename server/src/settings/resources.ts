@@ -23,6 +23,7 @@ import {
   TagsSchema,
   TurnstileSchema,
   TurnstileViewSchema,
+  WorkflowSchema,
   createdSecrets,
   type ConfigData,
 } from '../model/index.js';
@@ -136,6 +137,7 @@ export const CONFIG_RESOURCES = {
   sla: resource('sla', 'object', SlaSchema),
   autoreply: resource('autoreply', 'object', AutoreplySchema),
   autoclose: resource('autoclose', 'object', AutocloseSchema),
+  workflow: resource('workflow', 'object', WorkflowSchema),
   blocklists: resource('blocklists', 'object', BlocklistsSchema),
   business_hours: resource('business_hours', 'object', BusinessHoursSchema),
   form: resource('form', 'object', FormSchema),

@@ -9,6 +9,8 @@ interface Entry extends AutomationFacts {
   waitingUs: boolean;
   /** PRIORITY_RANK of the item's priority, for sort=priority. */
   rank: number;
+  /** Out of needs_reply until then (ISO time), or null. */
+  snoozedUntil: string | null;
 }
 
 /** Priorities by urgency (sort=priority: highest first). */
@@ -63,6 +65,7 @@ function entryOf(t: StoredTicket): Entry {
     text: searchText(t),
     waitingUs: customerSpokeLast(t),
     rank: PRIORITY_RANK[t.priority] ?? 0,
+    snoozedUntil: t.snoozed_until ?? null,
     ...automationFacts(t),
   };
 }
@@ -92,6 +95,7 @@ export function listItem(t: StoredTicket): TicketListItem {
     closed_at: t.closed_at,
     created_at: t.created_at,
     updated_at: t.updated_at,
+    snoozed_until: t.snoozed_until ?? null,
     reply_count: t.replies.length,
     last_reply_at: last ? last.created_at : null,
     last_activity_at: last && last.created_at > t.updated_at ? last.created_at : t.updated_at,
@@ -155,6 +159,13 @@ const ORDERS: Record<ListSort, (a: Entry, b: Entry) => number> = {
 const beforeDue = (a: Entry, b: Entry) =>
   a.item.due_at! < b.item.due_at! || (a.item.due_at === b.item.due_at && a.item.id < b.item.id);
 
+/** Snoozed entries by (snoozedUntil, id): the ones still asleep are the end of the list. */
+const beforeWake = (a: Entry, b: Entry) =>
+  a.snoozedUntil! < b.snoozedUntil! || (a.snoozedUntil === b.snoozedUntil && a.item.id < b.item.id);
+
+/** Whether a ticket's snooze has not ended at `now`. */
+const asleep = (e: Entry, now: string) => e.snoozedUntil !== null && e.snoozedUntil > now;
+
 /** Entries by (last_activity_at, id), oldest activity first. */
 const beforeActivity = (a: Entry, b: Entry) =>
   a.item.last_activity_at < b.item.last_activity_at ||
@@ -201,6 +212,18 @@ const add = (map: Map<string, number>, key: string, n: number) => {
   else map.delete(key);
 };
 
+/** The first slot of `list` (sorted by snoozedUntil) whose snooze ends after `now`. */
+function wakeFrom(list: Entry[], now: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]!.snoozedUntil! <= now) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /**
  * Every ticket's list view, in memory, oldest first, so /list never touches the disk. Built at start
  * and updated after every durable write; at 100k tickets a filtered page is one pass over an array,
@@ -224,6 +247,8 @@ export class TicketIndex {
   private dueByStatus = new Map<string, Entry[]>();
   /** Every ticket by last activity (sort=activity walks it from the end). */
   private byActivity: Entry[] = [];
+  /** Per status: tickets with a snooze, by its end (the asleep ones are a binary search away). */
+  private snoozedByStatus = new Map<string, Entry[]>();
 
   get size() {
     return this.ordered.length;
@@ -258,6 +283,10 @@ export class TicketIndex {
     for (const list of this.dueByStatus.values()) list.sort((a, b) => (beforeDue(a, b) ? -1 : beforeDue(b, a) ? 1 : 0));
     this.byActivity = this.ordered.slice();
     this.byActivity.sort((a, b) => ORDERS.activity(b, a));
+    this.snoozedByStatus.clear();
+    for (const e of this.ordered) if (e.snoozedUntil !== null) this.snoozedList(e.item.status).push(e);
+    for (const list of this.snoozedByStatus.values())
+      list.sort((a, b) => (beforeWake(a, b) ? -1 : beforeWake(b, a) ? 1 : 0));
   }
 
   put(t: StoredTicket) {
@@ -339,7 +368,9 @@ export class TicketIndex {
       const open = !closed.has(e.item.status);
       switch (view) {
         case 'needs_reply':
-          return open && e.waitingUs;
+          return open && e.waitingUs && !asleep(e, context.now);
+        case 'snoozed':
+          return open && asleep(e, context.now);
         case 'mine':
           return open && me !== undefined && e.item.agent_id === me;
         case 'unassigned':
@@ -416,7 +447,17 @@ export class TicketIndex {
   counts(context: ListContext): Counts {
     const closed = new Set(context.closed);
     const statuses: Record<string, number> = {};
-    const views = { needs_reply: 0, mine: 0, unassigned: 0, due_soon: 0, overdue: 0, open: 0, closed: 0, all: 0 };
+    const views = {
+      needs_reply: 0,
+      snoozed: 0,
+      mine: 0,
+      unassigned: 0,
+      due_soon: 0,
+      overdue: 0,
+      open: 0,
+      closed: 0,
+      all: 0,
+    };
     const mine = context.me === undefined ? undefined : this.assigned.get(context.me);
     for (const [status, list] of this.byStatus) {
       if (!list.length) continue;
@@ -427,7 +468,9 @@ export class TicketIndex {
         continue;
       }
       views.open += list.length;
-      views.needs_reply += this.waiting.get(status) ?? 0;
+      const sleeping = this.asleep(status, context.now);
+      views.needs_reply += (this.waiting.get(status) ?? 0) - sleeping.waiting;
+      views.snoozed += sleeping.all;
       views.unassigned += this.unassigned.get(status) ?? 0;
       views.mine += mine?.get(status) ?? 0;
       const due = this.dueByStatus.get(status);
@@ -447,7 +490,9 @@ export class TicketIndex {
     const open = !closed.has(status);
     switch (view) {
       case 'needs_reply':
-        return open ? (this.waiting.get(status) ?? 0) : 0;
+        return open ? (this.waiting.get(status) ?? 0) - this.asleep(status, context.now).waiting : 0;
+      case 'snoozed':
+        return open ? this.asleep(status, context.now).all : 0;
       case 'unassigned':
         return open ? (this.unassigned.get(status) ?? 0) : 0;
       case 'mine':
@@ -459,6 +504,16 @@ export class TicketIndex {
       default:
         return size;
     }
+  }
+
+  /** Tickets of a status whose snooze has not ended at `now`: all of them, and those waiting on us. */
+  private asleep(status: string, now: string) {
+    const list = this.snoozedByStatus.get(status);
+    if (!list) return { all: 0, waiting: 0 };
+    let waiting = 0;
+    const from = wakeFrom(list, now);
+    for (let i = from; i < list.length; i++) if (list[i]!.waitingUs) waiting++;
+    return { all: list.length - from, waiting };
   }
 
   /** Every ticket with its automation facts, oldest first (the scheduler's scan). */
@@ -482,13 +537,21 @@ export class TicketIndex {
   private link(e: Entry) {
     this.account(e, 1);
     if (e.item.due_at !== null) sortedInsert(this.dueList(e.item.status), e, beforeDue);
+    if (e.snoozedUntil !== null) sortedInsert(this.snoozedList(e.item.status), e, beforeWake);
     sortedInsert(this.byActivity, e, beforeActivity);
   }
 
   private unlink(e: Entry) {
     this.account(e, -1);
     if (e.item.due_at !== null) sortedRemove(this.dueList(e.item.status), e, beforeDue);
+    if (e.snoozedUntil !== null) sortedRemove(this.snoozedList(e.item.status), e, beforeWake);
     sortedRemove(this.byActivity, e, beforeActivity);
+  }
+
+  private snoozedList(status: string): Entry[] {
+    let list = this.snoozedByStatus.get(status);
+    if (!list) this.snoozedByStatus.set(status, (list = []));
+    return list;
   }
 
   private dueList(status: string): Entry[] {

@@ -21,7 +21,7 @@ const team = route({
     '`/admin` (admins only).',
   responses: { 200: { description: 'The team and the shared catalogue', schema: TeamSchema } },
   async handler(_req, deps) {
-    const { agents, macros, tags, statuses, categories } = deps.configStore.get();
+    const { agents, macros, tags, statuses, categories, workflow } = deps.configStore.get();
     return {
       body: {
         agents: agents.map(({ id, name, role, active }) => ({ id, name, role, active })),
@@ -29,6 +29,7 @@ const team = route({
         tags,
         statuses,
         categories,
+        reply_status: workflow.reply_status,
       },
     };
   },

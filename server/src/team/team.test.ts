@@ -70,6 +70,8 @@ describe('GET /v1/team', () => {
     expect(team.tags).toEqual([{ name: 'vip', color: '#ff8800' }]);
     expect(team.categories).toEqual([expect.objectContaining({ id: 'returns', name: 'Returns' })]);
     expect(team.statuses.map((x: { id: string }) => x.id)).toEqual(['open', 'pending', 'answered', 'closed']);
+    // What a reply sets when the agent picks no status (workflow), for the reply box to say.
+    expect(team.reply_status).toBe('pending');
   });
 
   it('follows what an admin changes', async () => {

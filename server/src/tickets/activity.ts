@@ -10,6 +10,7 @@ const TRACKED: [ActivityEntry['type'], (t: Ticket) => unknown][] = [
   ['close_request', (t) => t.close_request?.by ?? null],
   ['rating', (t) => t.rating?.score ?? null],
   ['merged', (t) => t.merged_into ?? null],
+  ['snoozed', (t) => t.snoozed_until ?? null],
 ];
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

@@ -34,12 +34,21 @@ import {
   PriorityInput,
   RateInput,
   ReplyInput,
+  SnoozeInput,
   StatusInput,
   TicketQuery,
 } from './schema.js';
 import { derive } from './sla.js';
 import { markSeen } from './seen.js';
-import { firstClosedStatus, firstOpenStatus, isClosedStatus, setStatus } from './statuses.js';
+import {
+  afterCustomerMessage,
+  firstClosedStatus,
+  firstOpenStatus,
+  isClosedStatus,
+  replyStatus,
+  setStatus,
+  withoutSnooze,
+} from './statuses.js';
 import { fullView, publicView, viewFor, viewOf, type View } from './views.js';
 
 const route = routeFor<TicketDeps>();
@@ -301,6 +310,25 @@ const read = route({
   },
 });
 
+/**
+ * The collision guard (issue 30): 409 ticket_changed with every reply and note newer than the message
+ * the writer last saw (`seen`: a reply's id, or the ticket's own id for its first message).
+ */
+function refuseIfChanged(ticket: StoredTicket, seen: string) {
+  const at = seen === ticket.id ? -1 : ticket.replies.findIndex((r) => r.id === seen);
+  if (at === -1 && seen !== ticket.id) throw validationError('seen_message_id', 'is not a message of this ticket');
+  const newer = fullView(ticket).replies.slice(at + 1);
+  if (!newer.length) return;
+  throw new ApiError(
+    409,
+    'ticket_changed',
+    newer.length === 1
+      ? 'A new message came in while you wrote: read it, then send again (or send with force).'
+      : `${newer.length} new messages came in while you wrote: read them, then send again (or send with force).`,
+    { messages: newer },
+  );
+}
+
 const reply = route({
   method: 'post',
   path: '/reply',
@@ -310,11 +338,19 @@ const reply = route({
   description:
     'With a public key the reply is the customer’s; with a secret key it is support’s (from_customer ' +
     'false by default), and `macro` fills in a macro’s text, status and priority. `internal: true` (staff) ' +
-    'adds an internal note: never shown to a public key, never mailed to the customer, event ticket.note_added.',
+    'adds an internal note: never shown to a public key, never mailed to the customer, event ticket.note_added. ' +
+    'A support reply sets `status`, else its macro’s, else /admin r=workflow reply_status (pending by default); a ' +
+    'customer’s message moves a pending (or closed) ticket back to the first open status and ends a snooze. ' +
+    'With `seen_message_id` (staff), a reply or note newer than that message makes it 409 ticket_changed with ' +
+    'the newer ones in `error.messages`, and nothing is stored; `force: true` sends anyway.',
   body: { schema: ReplyInput, encodings: ENCODINGS },
   requestHeaders: ['Idempotency-Key', 'X-Ticketing-Identity'],
   responses: { 201: ticketAnswer('The ticket with the reply, in the caller’s view') },
-  errors: { 403: ['secret_key_required', 'blocked'], 404: ['ticket_not_found'], 409: ['idempotency_key_reused'] },
+  errors: {
+    403: ['secret_key_required', 'blocked'],
+    404: ['ticket_not_found'],
+    409: ['idempotency_key_reused', 'ticket_changed'],
+  },
   async handler({ actor, body: input, fields, ip, header }, deps) {
     const customer = actor.kind === 'customer';
     if (customer && input.from_customer === false) throw secretKeyRequired('Replying as support');
@@ -326,6 +362,9 @@ const reply = route({
       input.macro === undefined ? undefined : deps.configStore.get().macros.find((m) => m.id === input.macro);
     if (input.macro !== undefined && !macro) throw validationError('macro', 'is not a configured macro');
     if (input.message === undefined && !macro) throw validationError('message', 'is required');
+    if (customer && input.status !== undefined) throw secretKeyRequired('Setting the status');
+    if (input.status !== undefined && !deps.configStore.get().statuses.some((st) => st.id === input.status))
+      throw validationError('status', 'is not a configured status');
     const fromCustomer = customer ? true : note ? false : (input.from_customer ?? false);
     const owns = ownerCheck(actor, input.email);
 
@@ -336,6 +375,9 @@ const reply = route({
       let previous: StoredTicket | undefined;
       const updated = await deps.tickets[actor.mode].update(input.ticket_id, (current) => {
         previous = owns(current);
+        // Checked under the ticket's lock: nothing can land between this look and the write.
+        if (!customer && input.seen_message_id !== undefined && !input.force)
+          refuseIfChanged(current, input.seen_message_id);
         // A macro's message is used when the reply brings none, with its placeholders filled in.
         const message = input.message ?? fillPlaceholders(macro!.message, current);
         if (customer) checkBlocklists(config.blocklists, { ip, email: current.email, texts: [message] });
@@ -362,12 +404,11 @@ const reply = route({
           replies: [...current.replies, added],
           updated_at: note ? current.updated_at : at,
         };
-        // A customer writing on a closed ticket reopens it.
-        if (fromCustomer && isClosedStatus(statuses, current.status)) {
-          next = setStatus(next, firstOpenStatus(statuses), statuses, at);
-        }
-        if (macro?.status && statuses.some((s) => s.id === macro.status))
-          next = setStatus(next, macro.status, statuses, at);
+        // A customer writing reopens a ticket that waits on them or is closed, and ends its snooze.
+        if (fromCustomer) next = afterCustomerMessage(next, config, at);
+        // A support reply: the status it names, its macro's, or the workflow's (waiting on the customer).
+        const status = fromCustomer || note ? undefined : replyStatus(config, input.status, macro?.status);
+        if (status !== undefined && status !== next.status) next = setStatus(next, status, statuses, at);
         if (macro?.priority) next = { ...next, priority: macro.priority };
         return { ticket: derive(withActivity(current, next, actor, at), config), idempotency: record };
       });
@@ -376,7 +417,7 @@ const reply = route({
         previous,
         reply: added,
       });
-      if (macro?.status && final.status !== previous.status)
+      if (!fromCustomer && !note && final.status !== previous.status)
         final = await emit(deps, actor, 'ticket.status_changed', final, { previous });
       if (macro?.priority && final.priority !== previous.priority)
         final = await emit(deps, actor, 'ticket.priority_changed', final, { previous });
@@ -513,6 +554,40 @@ const closeResolve = route({
   },
 });
 
+/** A snooze ends within a year: further off is a typo more often than a plan. */
+const SNOOZE_MAX_MS = 366 * 24 * 60 * 60 * 1000;
+
+const snooze = route({
+  method: 'post',
+  path: '/snooze',
+  access: 'staff',
+  summary: 'Snooze a ticket: out of needs_reply until a time or the customer’s next message',
+  description:
+    '`until`: an ISO 8601 time in the future (within a year); `null` ends the snooze. Meanwhile the ticket ' +
+    'is in the view `snoozed`, not in needs_reply; it comes back by itself at `until`, or when the customer ' +
+    'writes. Event ticket.snoozed. The customer sees nothing of it.',
+  body: { schema: SnoozeInput, encodings: ENCODINGS },
+  responses: { 200: ticketAnswer('The ticket, with snoozed_until') },
+  errors: { 404: ['ticket_not_found'], 409: ['ticket_closed'] },
+  async handler({ actor, body: input }, deps) {
+    const now = deps.clock().getTime();
+    const until = input.until === null ? null : Date.parse(input.until);
+    if (until !== null && until <= now) throw validationError('until', 'must be in the future');
+    if (until !== null && until > now + SNOOZE_MAX_MS) throw validationError('until', 'must be within a year');
+    const { statuses } = deps.configStore.get();
+    const { previous, ticket } = await change(deps, actor, input.ticket_id, undefined, null, (t) => {
+      if (until === null) return withoutSnooze(t);
+      if (isClosedStatus(statuses, t.status)) throw new ApiError(409, 'ticket_closed', 'This ticket is closed.');
+      return { ...t, snoozed_until: new Date(until).toISOString() };
+    });
+    const final =
+      (previous.snoozed_until ?? null) === (ticket.snoozed_until ?? null)
+        ? ticket
+        : await emit(deps, actor, 'ticket.snoozed', ticket, { previous });
+    return { body: viewFor(actor, final) };
+  },
+});
+
 const rate = route({
   method: 'post',
   path: '/rate',
@@ -545,4 +620,5 @@ export const ticketRoutes = [
   closeRequest,
   closeResolve,
   rate,
+  snooze,
 ];

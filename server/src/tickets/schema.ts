@@ -95,6 +95,24 @@ export const ReplyInput = z.object({
     'an internal note for staff (secret key or agent): never shown to the customer',
   ),
   email: ownerEmail,
+  status: optional(z.string().trim().min(1, 'is required').max(32)).describe(
+    'support: the status the ticket takes with the reply; without it, the macro’s status, else /admin ' +
+      'r=workflow reply_status (pending by default)',
+  ),
+  seen_message_id: optional(z.string().trim().max(100)).describe(
+    'support: the newest message the writer saw (a rpl_ id, or the ticket’s id for its own message); a newer ' +
+      'reply or note makes it 409 ticket_changed with those messages, and nothing is stored',
+  ),
+  force: optional(formBool).describe('support: send even when newer messages came in since seen_message_id'),
+});
+
+export const SnoozeInput = z.object({
+  ticket_id: id,
+  until: z
+    .union([z.iso.datetime({ offset: true, message: 'must be an ISO 8601 time' }), z.null()], {
+      error: 'must be an ISO 8601 time, or null to end the snooze',
+    })
+    .describe('when the ticket comes back to needs_reply (ISO 8601, in the future, within a year); null wakes it'),
 });
 
 export const StatusInput = z.object({ ticket_id: id, status: z.string().trim().min(1, 'is required').max(32) });

@@ -24,6 +24,7 @@ export function publicView(t: StoredTicket): PublicTicket {
     link_version: _v,
     customer_seen: _s,
     quoted: _q,
+    snoozed_until: _z,
     ...rest
   } = t;
   return {

@@ -25,7 +25,8 @@ const EVENT_ORDER: Record<TicketEventType, number> = {
   'ticket.close_requested': 9,
   'ticket.close_resolved': 10,
   'ticket.deleted': 11,
-  'file.uploaded': 12,
+  'ticket.snoozed': 12,
+  'file.uploaded': 13,
 };
 const EVENTS = (Object.keys(EVENT_ORDER) as TicketEventType[]).sort((a, b) => EVENT_ORDER[a] - EVENT_ORDER[b]);
 const MODULES = ['kb', 'uploads', 'rating', 'close_request', 'webhooks'] as const;
