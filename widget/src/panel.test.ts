@@ -129,7 +129,8 @@ describe('new ticket', () => {
     expect($(root, '.tk .sr[aria-live="polite"]').textContent).toContain('Your ticket was sent');
     // A clear confirmation: the ticket's number and what happens next, with focus on it.
     const done = $(root, '.created');
-    expect(done.textContent).toContain(`Your ticket number is ${id}.`);
+    expect(done.textContent).toContain(`Your ticket number is #${stored.body.number}.`);
+    expect(stored.body.number).toBe(1001);
     expect(done.textContent).toContain('We will answer by email to ada@example.com');
     expect(root.activeElement).toBe(done);
     // Sent: no draft left behind.
