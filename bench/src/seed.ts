@@ -37,6 +37,7 @@ export function seed(dataDir: string, count: number, from = 0): Seeded[] {
     }));
     const ticket = {
       id,
+      number: 1001 + i,
       subject: `Order ${10_000 + i}: question about delivery`,
       message: `Hello, I ordered a teapot (order ${10_000 + i}) and would like to know when it arrives. `.repeat(3),
       name: `Customer ${i}`,

@@ -134,7 +134,8 @@ describe('new ticket', () => {
     expect($(root, '.tk .sr[aria-live="polite"]').textContent).toContain('Your ticket was sent');
     // A clear confirmation: the ticket's number and what happens next, with focus on it.
     const done = $(root, '.created');
-    expect(done.textContent).toContain(`Your ticket number is ${id}.`);
+    expect(done.textContent).toContain(`Your ticket number is #${stored.body.number}.`);
+    expect(stored.body.number).toBe(1001);
     // This server sends no mail (none is set up): the answer comes here, and the widget says so.
     expect(done.textContent).toContain('We will answer here: follow the ticket on this device.');
     expect(done.textContent).not.toContain('by email');

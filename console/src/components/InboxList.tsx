@@ -222,6 +222,7 @@ function Row({ row, open, query }: { row: ListItem; open: boolean; query: string
           )}
         </p>
         <div class="row-meta">
+          <span class="number">#{row.number}</span>
           <StatusBadge status={row.status} />
           {row.priority !== 'normal' && <PriorityBadge priority={row.priority} />}
           <span class="assignee">{assignee ?? t.unassigned}</span>

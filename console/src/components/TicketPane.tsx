@@ -56,7 +56,8 @@ export function TicketPane({ id, listQuery }: { id: string; listQuery: string })
           {ticket.subject}
         </h1>
         <p class="sub">
-          <span>{ticket.name}</span> <span class="email">&lt;{ticket.email}&gt;</span> · <span>{ticket.id}</span>
+          <span class="number">#{ticket.number}</span> · <span>{ticket.name}</span>{' '}
+          <span class="email">&lt;{ticket.email}&gt;</span> · <span>{ticket.id}</span>
         </p>
       </header>
       <PropsBar ticket={ticket} />

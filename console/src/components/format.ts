@@ -54,8 +54,8 @@ export function bytes(n: number, locale: Locale) {
   return `${new Intl.NumberFormat(locale, { maximumFractionDigits: i ? 1 : 0 }).format(v)} ${units[i]}`;
 }
 
-/** Fills {{name}}, {{subject}} and {{ticket_id}} as the server does for macros (mail/templates.ts). */
-export const fillPlaceholders = (text: string, t: { name: string; subject: string; id: string }) =>
-  text.replace(/\{\{\s*(name|subject|ticket_id)\s*\}\}/g, (_, key: string) =>
-    key === 'name' ? t.name : key === 'subject' ? t.subject : t.id,
+/** Fills {{name}}, {{subject}}, {{ticket_id}} and {{number}} as the server does for macros (mail/templates.ts). */
+export const fillPlaceholders = (text: string, t: { name: string; subject: string; id: string; number: number }) =>
+  text.replace(/\{\{\s*(name|subject|ticket_id|number)\s*\}\}/g, (_, key: string) =>
+    key === 'name' ? t.name : key === 'subject' ? t.subject : key === 'number' ? `#${t.number}` : t.id,
   );

@@ -111,7 +111,7 @@ describe('ticketing backup and restore', () => {
       data_format: number;
     };
     expect(manifest.counts.tickets.live).toBe(names.length);
-    expect(manifest.data_format).toBe(1);
+    expect(manifest.data_format).toBe(2);
     for (const f of manifest.files) expect(await sha256(join(restored, f.path)), f.path).toBe(f.sha256);
     expect(manifest.files.map((f) => f.path)).not.toContain('LOCK');
     expect(manifest.files.map((f) => f.path)).not.toContain('control.sock');

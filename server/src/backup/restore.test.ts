@@ -126,7 +126,7 @@ describe('restore', () => {
     const bare = join(work, 'bare.tar');
     await writeFile(bare, Buffer.concat(chunks));
     await refused(bare, /no manifest: it is incomplete or not a Ticketing backup/);
-    await refused(await archive(good(), undefined, 99), /data format 99; this Ticketing reads format 1 at most/);
+    await refused(await archive(good(), undefined, 99), /data format 99; this Ticketing reads format 2 at most/);
     const notTar = join(work, 'not.tar');
     await writeFile(notTar, 'hello, this is not an archive'.repeat(40));
     await refused(notTar, /cannot be read|no manifest/);

@@ -125,6 +125,8 @@ export async function migrateCommand(args: string[], dataDir: string): Promise<n
                   expected[`tickets:${mode}`]!++;
                   if (++copied % PROGRESS_EVERY === 0) say(`copied ${copied} of ${total} tickets`);
                 }
+                // Deleted tickets' numbers included: the database never gives one again.
+                await stores[mode].setLastNumber(sql, source[mode].lastGiven);
               }
               for (const l of logs) {
                 const log = new PgLog(db, l.log);

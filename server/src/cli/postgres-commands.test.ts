@@ -81,6 +81,10 @@ describe('ticketing migrate --to', () => {
     });
     expect(again.body.id).toBe(keyed.body.id);
     expect((await moved2.call('GET', '/list')).body.total).toBe(2);
+    // Ticket numbers come along, and the next one follows those the directory gave.
+    expect((await moved2.call('GET', `/ticket?id=${t.id}`)).body.number).toBe(1002);
+    expect((await createTicket(moved2)).number).toBe(1003);
+    expect((await createTicket(moved2, {}, source.keys.pkTest)).number).toBe(1002);
     await moved2.close({ keepData: true });
 
     // The directory is marked as moved: a second copy, a CLI command or a server on it without the
@@ -100,11 +104,11 @@ describe('ticketing migrate --to', () => {
     await rm(join(source.dataDir, 'MOVED-TO-POSTGRES'));
     const third = await runCli(['migrate', '--to', db.url], { TICKETING_DATA_DIR: source.dataDir });
     expect(third.code).toBe(1);
-    expect(third.stderr).toMatch(/is not empty \(2 tickets:live, 1 tickets:test, 1 files/);
+    expect(third.stderr).toMatch(/is not empty \(3 tickets:live, 2 tickets:test, 1 files/);
     const sql = openTestDatabase(db.url);
     try {
       const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM tickets`;
-      expect(row!.n).toBe(3);
+      expect(row!.n).toBe(5); // three copied, two made on it since
     } finally {
       await sql.end();
     }

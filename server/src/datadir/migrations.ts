@@ -1,3 +1,5 @@
+import { numberTickets } from './number-tickets.js';
+
 /** One step from a data format to the next; it may be run again on a half-migrated directory. */
 export interface Migration {
   from: number;
@@ -12,5 +14,13 @@ export const MIGRATIONS: Migration[] = [
     from: 0,
     what: 'records the format in data/FORMAT (the layout is unchanged)',
     run: async () => {},
+  },
+  {
+    from: 1,
+    what: 'gives every ticket its number (#1001 on, per mode), oldest first',
+    run: async (dataDir) => {
+      await numberTickets(dataDir, 'live');
+      await numberTickets(dataDir, 'test');
+    },
   },
 ];

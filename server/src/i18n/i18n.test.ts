@@ -106,12 +106,12 @@ describe('customer mails', () => {
     expect(res.body).not.toHaveProperty('locale'); // kept with the ticket, not shown
     const id = res.body.id as string;
     const [confirmation] = await smtp.waitFor(1);
-    expect(confirmation!.subject).toBe('Nous avons bien reçu votre demande : Théière cassée');
+    expect(confirmation!.subject).toBe('[#1001] Nous avons bien reçu votre demande : Théière cassée');
     expect(confirmation!.text).toContain('Bonjour Amélie,');
-    expect(confirmation!.text).toContain(`Votre numéro de demande est ${id}`);
+    expect(confirmation!.text).toContain('Votre numéro de demande est #1001');
     await s.call('POST', '/reply', { json: { ticket_id: id, message: 'Une nouvelle arrive.' } });
     const mails = await smtp.waitFor(2);
-    expect(mails[1]!.text).toContain('L’assistance a répondu à votre demande :');
+    expect(mails[1]!.text).toContain('L’assistance a répondu à votre demande #1001 :');
     expect(mails[1]!.text).toContain('Une nouvelle arrive.');
     const full = await s.call('GET', `/ticket?id=${id}`);
     expect(full.body).not.toHaveProperty('locale');
@@ -119,6 +119,6 @@ describe('customer mails', () => {
     // Without Accept-Language (or with support's key): English, as before.
     await createTicket(s, { email: 'ada@example.com' });
     const english = await smtp.waitFor(3);
-    expect(english[2]!.subject).toBe('We received your request: My order has not arrived');
+    expect(english[2]!.subject).toBe('[#1002] We received your request: My order has not arrived');
   });
 });

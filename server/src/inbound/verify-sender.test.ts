@@ -97,8 +97,13 @@ describe('mail in: who may write in the customer’s voice (issue 28)', () => {
     expect(poll.text).not.toContain('IBAN');
     // The agents hear of it, told it is unverified.
     const [, toAgents] = await smtp.waitFor(2);
-    expect(toAgents).toMatchObject({ to: ['agents@shop.example'], subject: 'Unverified sender: Refund for order 42' });
-    expect(toAgents!.text).toContain('claims to be from Ada Lovelace <ada@customer.example> but could not be verified');
+    expect(toAgents).toMatchObject({
+      to: ['agents@shop.example'],
+      subject: '[#1001] Unverified sender: Refund for order 42',
+    });
+    expect(toAgents!.text).toContain(
+      'claims to be from Ada Lovelace <ada@customer.example> on ticket #1001 but could not be verified',
+    );
 
     // The same mail signed by the customer's domain is theirs: it reopens and the customer sees it.
     const signed = await deliver(s, port, { ...reply, text: 'Signed: the lid is still broken.', dkim: domain.dkim });

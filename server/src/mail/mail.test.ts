@@ -75,11 +75,13 @@ describe('mail', () => {
     const mails = await smtp.waitFor(2);
     const auto = mails.find((m) => m.to.includes('ada@example.com'))!;
     expect(auto.from).toBe('help@shop.example');
-    expect(auto.subject).toBe('Got it: Broken teapot');
+    expect(auto.subject).toBe('[#1001] Got it: Broken teapot'); // every mail names the ticket's number
     expect(auto.text).toContain(`Hello Ada, your number is ${t.id}.`);
+    expect(auto.text).toContain('Your ticket number: #1001'); // added: the admin's text does not name it
     expect(auto.text).not.toContain('shop.example/orders'); // the page it was sent from is no link for customers
     const agents = mails.find((m) => m.to.includes('desk@shop.example'))!;
-    expect(agents.subject).toBe('New ticket: Broken teapot');
+    expect(agents.subject).toBe('[#1001] New ticket: Broken teapot');
+    expect(agents.text).toContain('Open ticket #1001');
     expect(agents.text).toContain('I ordered a teapot last week.');
     expect(agents.text).toContain(`https://support.shop.example/console/tickets/${t.id}`);
     expect(agents.html).toContain(`<a href="https://support.shop.example/console/tickets/${t.id}">`);
@@ -117,16 +119,16 @@ describe('mail', () => {
     const t = await createTicket(s, { subject: 'Where is it' });
     await smtp.waitFor(2); // confirmation + agents
     expect(smtp.received.find((m) => m.to.includes('ada@example.com'))!.subject).toBe(
-      'We received your request: Where is it',
+      '[#1001] We received your request: Where is it',
     );
     await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'It ships today.', author: 'Grace' } });
     await s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, email: t.email, message: 'Thanks!' } });
     const mails = await smtp.waitFor(4);
-    const toCustomer = mails.find((m) => m.subject === 'Re: Where is it')!;
+    const toCustomer = mails.find((m) => m.subject === 'Re: [#1001] Where is it')!;
     expect(toCustomer.to).toEqual(['ada@example.com']);
-    expect(toCustomer.text).toContain('Grace replied to your ticket:');
+    expect(toCustomer.text).toContain('Grace replied to your ticket #1001:');
     expect(toCustomer.text).toContain('It ships today.');
-    const toAgents = mails.find((m) => m.subject === 'Customer reply: Where is it')!;
+    const toAgents = mails.find((m) => m.subject === '[#1001] Customer reply: Where is it')!;
     expect(toAgents.to).toEqual(['desk@shop.example']);
     expect(toAgents.text).toContain('Thanks!');
 
@@ -162,7 +164,10 @@ describe('mail', () => {
     now = new Date(now.getTime() + 30_000); // the first retry is due within 30 s
     await s.running.scheduler.tick();
     const mails = await smtp.waitFor(2);
-    expect(mails.map((m) => m.subject).sort()).toEqual(['New ticket: queued', 'We received your request: queued']);
+    expect(mails.map((m) => m.subject).sort()).toEqual([
+      '[#1001] New ticket: queued',
+      '[#1001] We received your request: queued',
+    ]);
     expect(mails.find((m) => m.to.includes(t.email))).toBeDefined();
     await s.running.deps.outbox.idle();
     expect(await outboxFiles(s)).toEqual([]);
@@ -184,7 +189,7 @@ describe('mail', () => {
     const second = await startServer({ clock, dataDir: first.dataDir, keys: first.keys });
     cleanup.push(() => second.close());
     const mails = await smtp.waitFor(1); // sent at start-up, without waiting for a tick
-    expect(mails[0]!.subject).toBe('We received your request: before restart');
+    expect(mails[0]!.subject).toBe('[#1001] We received your request: before restart');
   });
 
   it('answers /create quickly when the SMTP server never greets', async () => {
@@ -212,9 +217,9 @@ describe('mail', () => {
     const mails = await smtp.waitFor(5); // autoreply, reply, confirmation, and two to the agents
     const toVictim = mails.filter((m) => m.to.includes('victim@example.com'));
     expect(toVictim.map((m) => m.subject).sort()).toEqual([
-      'Re: My order has not arrived',
-      'We received your request: My order has not arrived',
-      'We received your request: My order has not arrived',
+      'Re: [#1001] My order has not arrived',
+      '[#1001] We received your request: My order has not arrived',
+      '[#1002] We received your request: My order has not arrived',
     ]);
     for (const m of toVictim) {
       expect(m.text).not.toContain('evil.example');
@@ -261,9 +266,9 @@ describe('mail', () => {
     const subjects = (to: string) =>
       smtp.received.filter((m) => m.to.some((a) => a.toLowerCase() === to)).map((m) => m.subject);
     expect(subjects('target@example.com').sort()).toEqual([
-      'We received your request: bomb 0',
-      'We received your request: bomb 1',
-      'We received your request: filed by support', // support's own mail is not held back
+      '[#1001] We received your request: bomb 0',
+      '[#1002] We received your request: bomb 1',
+      '[#1005] We received your request: filed by support', // support's own mail is not held back
     ]);
     expect(subjects('other@example.com')).toHaveLength(1);
     expect(subjects('desk@shop.example')).toHaveLength(5); // agents hear of every ticket
@@ -274,12 +279,12 @@ describe('mail', () => {
       (e: { state: string }) => e.state === 'suppressed_limit',
     );
     expect(held).toMatchObject([
-      { kind: 'mail', to: ['Target@Example.com'], subject: 'We received your request: bomb 2' },
+      { kind: 'mail', to: ['Target@Example.com'], subject: '[#1003] We received your request: bomb 2' },
     ]);
     now = new Date(now.getTime() + 3_600_000);
     await createTicket(s, { email: 'target@example.com', subject: 'an hour later' });
     await smtp.waitFor(11);
-    expect(subjects('target@example.com')).toContain('We received your request: an hour later');
+    expect(subjects('target@example.com')).toContain('[#1006] We received your request: an hour later');
   });
 
   it('queues nothing while mail is not configured', async () => {
@@ -330,7 +335,7 @@ describe('the SMTP connection', () => {
     now = new Date(now.getTime() + 60_000);
     await s.running.scheduler.tick();
     const [received] = await smtp.waitFor(1);
-    expect(received!.subject).toBe('We received your request: over TLS');
+    expect(received!.subject).toBe('[#1001] We received your request: over TLS');
     expect(smtp.auths.map((a) => a.password)).toEqual([PASSWORD]);
   });
 
@@ -355,7 +360,10 @@ describe('the SMTP connection', () => {
     await s.call('POST', '/settings', { json: { smtp: { host: '127.0.0.1', port: other.port } } });
     await createTicket(s, { email: 'after@example.com', subject: 'moved' });
     const moved = await other.waitFor(2);
-    expect(moved.map((m) => m.subject).sort()).toEqual(['New ticket: moved', 'We received your request: moved']);
+    expect(moved.map((m) => m.subject).sort()).toEqual([
+      '[#1007] New ticket: moved',
+      '[#1007] We received your request: moved',
+    ]);
     expect(smtp.received).toHaveLength(12);
   });
 
@@ -365,6 +373,6 @@ describe('the SMTP connection', () => {
     for (const subject of typed) await createTicket(s, { subject });
     const mails = await smtp.waitFor(6);
     const seen = mails.filter((m) => m.to.includes('ada@example.com')).map((m) => m.subject);
-    expect(seen.sort()).toEqual(typed.map((t) => `We received your request: ${t}`).sort());
+    expect(seen.sort()).toEqual(typed.map((t, i) => `[#${1001 + i}] We received your request: ${t}`).sort());
   });
 });

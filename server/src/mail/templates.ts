@@ -6,12 +6,25 @@ import { REPLY_MARKER, type AutoSubmitted } from './threading.js';
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-/** Fills {{name}}, {{subject}} and {{ticket_id}} (API.md: macro and autoreply texts). */
-export function fillPlaceholders(text: string, t: Pick<Ticket, 'name' | 'subject' | 'id'>): string {
-  return text.replace(/\{\{\s*(name|subject|ticket_id)\s*\}\}/g, (_, key: string) =>
-    key === 'name' ? t.name : key === 'subject' ? t.subject : t.id,
+/** Fills {{name}}, {{subject}}, {{ticket_id}} and {{number}} (#1042) (API.md: macro and autoreply texts). */
+export function fillPlaceholders(text: string, t: Pick<Ticket, 'name' | 'subject' | 'id' | 'number'>): string {
+  return text.replace(/\{\{\s*(name|subject|ticket_id|number)\s*\}\}/g, (_, key: string) =>
+    key === 'name' ? t.name : key === 'subject' ? t.subject : key === 'number' ? ticketNumber(t) : t.id,
   );
 }
+
+/** How people see a ticket's number: #1042. */
+const ticketNumber = (t: Pick<Ticket, 'number'>) => `#${t.number}`;
+
+/**
+ * Every mail about a ticket names its number in the subject, so a customer can quote it and an
+ * agent can find the ticket by it (/v1/search).
+ */
+const withNumber = (t: Pick<Ticket, 'number'>, subject: string) => `[${ticketNumber(t)}] ${subject}`;
+
+/** A text that names the number, or the text with a line that does (the admin's autoreply may not). */
+const namingNumber = (t: Pick<Ticket, 'number'>, text: string, label: string) =>
+  text.includes(ticketNumber(t)) ? text : `${text}\n\n${fill(label, { number: ticketNumber(t) })}`;
 
 // Subjects come from single-line fields (refused with line breaks); this is a last guard.
 const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').slice(0, 300);
@@ -69,7 +82,7 @@ export const customerTicketLink = (t: Ticket, publicUrl: string, token: string):
 /** Agents open the ticket in the console, on this server. */
 const agentTicketLink = (t: Ticket, publicUrl: string): Link => ({
   href: `${publicUrl}/console/tickets/${encodeURIComponent(t.id)}`,
-  label: `Open ticket ${t.id}`,
+  label: `Open ticket ${ticketNumber(t)}`,
 });
 
 /** What agents read about a ticket's origin: the page it was filed from, as text, never as a link. */
@@ -88,8 +101,8 @@ export function autoreplyMail(
 ): MailMessage {
   return message(
     [t.email],
-    fillPlaceholders(subject, t),
-    [fillPlaceholders(body, t), ...notAttached(refused)],
+    withNumber(t, fillPlaceholders(subject, t)),
+    [namingNumber(t, fillPlaceholders(body, t), wordsFor(t).number), ...notAttached(refused)],
     link,
     AUTO_REPLY,
   );
@@ -99,8 +112,8 @@ export function confirmationMail(t: Ticket, link?: Link, refused: string[] = [])
   const w = wordsFor(t);
   return message(
     [t.email],
-    fill(w.receivedSubject, { subject: t.subject }),
-    [fill(w.hi, { name: t.name }), fill(w.received, { id: t.id }), ...notAttached(refused)],
+    withNumber(t, fill(w.receivedSubject, { subject: t.subject })),
+    [fill(w.hi, { name: t.name }), fill(w.received, { id: ticketNumber(t) }), ...notAttached(refused)],
     link,
     AUTO_REPLY,
   );
@@ -110,8 +123,12 @@ export function supportReplyMail(t: Ticket, r: Reply, link?: Link): MailMessage 
   const w = wordsFor(t);
   return message(
     [t.email],
-    `Re: ${t.subject}`,
-    [fill(w.hi, { name: t.name }), fill(w.replied, { author: r.author ?? w.support }), r.message],
+    `Re: ${withNumber(t, t.subject)}`,
+    [
+      fill(w.hi, { name: t.name }),
+      fill(w.replied, { author: r.author ?? w.support, number: ticketNumber(t) }),
+      r.message,
+    ],
     link,
     { marker: true }, // written by a person: no Auto-Submitted, an out-of-office may answer it
   );
@@ -120,8 +137,8 @@ export function supportReplyMail(t: Ticket, r: Reply, link?: Link): MailMessage 
 export function newTicketAgentMail(t: Ticket, to: string[], publicUrl: string): MailMessage {
   return message(
     to,
-    `New ticket: ${t.subject}`,
-    [`${t.name} <${t.email}> wrote:`, t.message, ...origin(t)],
+    withNumber(t, `New ticket: ${t.subject}`),
+    [`${t.name} <${t.email}> wrote in ticket ${ticketNumber(t)}:`, t.message, ...origin(t)],
     agentTicketLink(t, publicUrl),
     TO_AGENTS,
   );
@@ -130,11 +147,11 @@ export function newTicketAgentMail(t: Ticket, to: string[], publicUrl: string): 
 export function customerReplyAgentMail(t: Ticket, r: Reply, to: string[], publicUrl: string): MailMessage {
   return message(
     to,
-    `${r.unverified ? 'Unverified sender' : 'Customer reply'}: ${t.subject}`,
+    withNumber(t, `${r.unverified ? 'Unverified sender' : 'Customer reply'}: ${t.subject}`),
     [
       r.unverified
-        ? `A mail claims to be from ${t.name} <${t.email}> but could not be verified (the customer does not see it):`
-        : `${t.name} <${t.email}> replied:`,
+        ? `A mail claims to be from ${t.name} <${t.email}> on ticket ${ticketNumber(t)} but could not be verified (the customer does not see it):`
+        : `${t.name} <${t.email}> replied to ticket ${ticketNumber(t)}:`,
       r.message,
     ],
     agentTicketLink(t, publicUrl),
@@ -145,8 +162,12 @@ export function customerReplyAgentMail(t: Ticket, r: Reply, to: string[], public
 export function ruleNotifyMail(t: Ticket, to: string, rule: string, publicUrl: string): MailMessage {
   return message(
     [to],
-    `[${rule}] ${t.subject}`,
-    [`Rule "${rule}" matched ticket ${t.id} from ${t.name} <${t.email}>:`, t.message, ...origin(t)],
+    `[${rule}] ${withNumber(t, t.subject)}`,
+    [
+      `Rule "${rule}" matched ticket ${ticketNumber(t)} (${t.id}) from ${t.name} <${t.email}>:`,
+      t.message,
+      ...origin(t),
+    ],
     agentTicketLink(t, publicUrl),
     TO_AGENTS,
   );

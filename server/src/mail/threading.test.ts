@@ -73,9 +73,9 @@ describe('outgoing mail threads', () => {
     const t = await createTicket(s, { subject: 'Threads' });
     await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'On its way.', author: 'Grace' } });
     const mails = await smtp.waitFor(3);
-    const confirmation = mails.find((m) => m.subject.startsWith('We received'))!;
-    const agents = mails.find((m) => m.subject.startsWith('New ticket'))!;
-    const answer = mails.find((m) => m.subject === 'Re: Threads')!;
+    const confirmation = mails.find((m) => m.subject.startsWith('[#1001] We received'))!;
+    const agents = mails.find((m) => m.subject.startsWith('[#1001] New ticket'))!;
+    const answer = mails.find((m) => m.subject === 'Re: [#1001] Threads')!;
     const ids = mails.map((m) => m.messageId);
     expect(new Set(ids).size).toBe(3);
     for (const m of mails) {

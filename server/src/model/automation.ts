@@ -165,7 +165,7 @@ export const AutoreplySchema = z.object({
     .min(1)
     .max(10_000)
     .default(
-      'Hi {{name}},\n\nthank you for writing. We will answer as soon as we can.\nYour ticket number is {{ticket_id}}.',
+      'Hi {{name}},\n\nthank you for writing. We will answer as soon as we can.\nYour ticket number is {{number}}.',
     ),
   outside_hours_message: z.string().max(10_000).nullable().default(null),
 });

@@ -106,6 +106,11 @@ export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
 export const TicketSchema = z
   .strictObject({
     id: z.string().describe('tkt_…'),
+    number: z
+      .number()
+      .int()
+      .min(1)
+      .describe('what people read and say (#1042): given in creation order per mode from 1001, never reused'),
     subject: z.string(),
     message: z.string(),
     quoted: z.string().optional().describe(QUOTED),

@@ -88,9 +88,9 @@ describe('test mode', () => {
     expect(await s.running.deps.outbox.pending()).toEqual([]);
 
     expect(smtp.received.map((m) => m.subject).sort()).toEqual([
-      'New ticket: live marker',
-      'We received your request: live marker',
-      '[rule all] live marker',
+      '[#1001] New ticket: live marker',
+      '[#1001] We received your request: live marker',
+      '[rule all] [#1001] live marker',
     ]);
     expect(hook.received).toHaveLength(2);
     for (const r of hook.received) expect(JSON.parse(r.body).data.ticket.id).toBe(live.id);
@@ -104,10 +104,10 @@ describe('test mode', () => {
         .map((e) => [e.to.join(), e.subject])
         .sort(),
     ).toEqual([
-      ['ada@example.com', 'Re: staging only'],
-      ['ada@example.com', 'We received your request: staging only'],
-      ['boss@shop.example', '[rule all] staging only'],
-      ['desk@shop.example', 'New ticket: staging only'],
+      ['ada@example.com', 'Re: [#1001] staging only'],
+      ['ada@example.com', '[#1001] We received your request: staging only'],
+      ['boss@shop.example', '[rule all] [#1001] staging only'],
+      ['desk@shop.example', '[#1001] New ticket: staging only'],
     ]);
     expect(
       test
@@ -147,7 +147,7 @@ describe('/admin?r=outbox', () => {
       state: 'queued',
       mode: 'live',
       to: ['ada@example.com'],
-      subject: 'We received your request: never arrives',
+      subject: '[#1001] We received your request: never arrives',
       url: null,
       event: null,
       attempts: 1,

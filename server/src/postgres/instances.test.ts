@@ -45,6 +45,17 @@ describe('several instances on one database', () => {
     expect((await b.call('GET', '/list')).body.total).toBe(1);
   });
 
+  it('give distinct, consecutive ticket numbers when both create at the same time', async () => {
+    const [a, b] = await twoInstances();
+    const created = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => createTicket(i % 2 ? b : a, { email: `c${i}@example.com` })),
+    );
+    const numbers = created.map((t) => t.number as number).sort((x, y) => x - y);
+    expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => 1001 + i));
+    const found = await b.call('GET', '/ticket?number=1030');
+    expect(created.find((t) => t.number === 1030)!.id).toBe(found.body.id);
+  });
+
   it('lose no reply when both instances write to one ticket at the same time', async () => {
     const [a, b] = await twoInstances();
     const t = await createTicket(a);

@@ -142,6 +142,26 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX webauthn_challenges_expires ON webauthn_challenges (expires_at);
     `,
   },
+  {
+    version: 5,
+    name: 'ticket numbers: given per mode from 1001, existing tickets oldest first',
+    // A counter row per mode, raised in the create's transaction (PgTicketStore.create): its lock
+    // orders concurrent creates across instances, and a create that rolls back gives its number back,
+    // so numbers have no gaps (a sequence would leave one per failed create).
+    sql: `
+      ALTER TABLE tickets ADD COLUMN number int;
+      UPDATE tickets t SET number = n.number,
+          data = jsonb_set(t.data, '{number}', to_jsonb(n.number)),
+          item = jsonb_set(t.item, '{number}', to_jsonb(n.number))
+        FROM (SELECT mode, id, 1000 + row_number() OVER (PARTITION BY mode ORDER BY created_at, id) AS number
+              FROM tickets) n
+        WHERE t.mode = n.mode AND t.id = n.id;
+      ALTER TABLE tickets ALTER COLUMN number SET NOT NULL;
+      CREATE UNIQUE INDEX tickets_number ON tickets (mode, number);
+      CREATE TABLE ticket_numbers (mode text PRIMARY KEY, last int NOT NULL);
+      INSERT INTO ticket_numbers (mode, last) SELECT mode, max(number) FROM tickets GROUP BY mode;
+    `,
+  },
 ];
 
 /** Any 64-bit number that names "this schema's migrations" to pg_advisory_xact_lock. */

@@ -3,6 +3,7 @@ import type postgres from 'postgres';
 import { isId } from '../model/index.js';
 import { automationFacts, customerSpokeLast, listItem, PRIORITY_RANK, searchText } from '../store/ticket-index.js';
 import {
+  FIRST_NUMBER,
   IDEMPOTENCY_MS,
   IdempotencyKeyTaken,
   NEWEST,
@@ -12,10 +13,12 @@ import {
   type ListContext,
   type ListFilter,
   type ListPage,
+  type NewTicketChange,
   type StoredTicket,
   type TicketChange,
   type TicketFacts,
   type TicketStore,
+  withNumber,
 } from '../store/ticket-store.js';
 import type { Counts, ListSort, TicketListItem } from '../model/index.js';
 import { afterCommit, currentUnit } from '../store/unit-of-work.js';
@@ -47,6 +50,7 @@ function columns(mode: KeyMode, t: StoredTicket) {
   return {
     mode,
     id: t.id,
+    number: t.number,
     data: t,
     item,
     status: t.status,
@@ -68,10 +72,10 @@ function columns(mode: KeyMode, t: StoredTicket) {
 }
 
 /** The record as stored: its Idempotency-Keys live in their own table (with a unique key), not in it. */
-function withoutKeys(t: StoredTicket): StoredTicket {
+function withoutKeys<T extends Pick<StoredTicket, 'idempotency'>>(t: T): T {
   if (!t.idempotency) return t;
   const { idempotency: _keys, ...rest } = t;
-  return rest;
+  return rest as T;
 }
 
 /**
@@ -151,11 +155,25 @@ export class PgTicketStore implements TicketStore, FileStore {
     if (held && held.ticket.updated_at !== updatedAt) this.cache.delete(id);
   }
 
-  create(change: TicketChange): Promise<StoredTicket> {
+  async getByNumber(number: number): Promise<StoredTicket | undefined> {
+    if (!Number.isSafeInteger(number)) return undefined;
+    const sql = await this.db.q();
+    const [row] = await sql<{ data: StoredTicket }[]>`
+      SELECT data FROM tickets WHERE mode = ${this.mode} AND number = ${number}`;
+    return row?.data;
+  }
+
+  create(change: NewTicketChange): Promise<StoredTicket> {
     return this.db.unit(async () => {
       const sql = await this.db.q();
-      const ticket = withoutKeys(change.ticket);
-      if (change.idempotency) await this.claimKey(sql, change.idempotency, ticket.id);
+      if (change.idempotency) await this.claimKey(sql, change.idempotency, change.ticket.id);
+      // The counter row stays locked until this transaction ends: creates on every instance take
+      // their numbers one after the other, and a rollback gives the number back.
+      const [given] = await sql<{ last: number }[]>`
+        INSERT INTO ticket_numbers (mode, last) VALUES (${this.mode}, ${FIRST_NUMBER})
+        ON CONFLICT (mode) DO UPDATE SET last = ticket_numbers.last + 1
+        RETURNING last`;
+      const ticket = withNumber(withoutKeys(change.ticket), given!.last);
       const version = await this.insertRow(sql, ticket);
       await this.insertFiles(sql, ticket.id, change.files ?? []);
       afterCommit(() => this.remember(ticket.id, { ticket, version }));
@@ -179,7 +197,8 @@ export class PgTicketStore implements TicketStore, FileStore {
       const c = columns(this.mode, ticket);
       const [updated] = await sql<{ version: string }[]>`
         UPDATE tickets SET
-          data = ${this.json(c.data)}, item = ${this.json(c.item)}, status = ${c.status}, category = ${c.category},
+          data = ${this.json(c.data)}, item = ${this.json(c.item)}, number = ${c.number},
+          status = ${c.status}, category = ${c.category},
           priority = ${c.priority}, agent_id = ${c.agent_id}, email_lower = ${c.email_lower}, tags = ${c.tags},
           search = ${c.search}, first_response_at = ${c.first_response_at},
           last_customer_at = ${c.last_customer_at}, escalated = ${c.escalated},
@@ -197,15 +216,22 @@ export class PgTicketStore implements TicketStore, FileStore {
   async insertRow(sql: Sql, ticket: StoredTicket): Promise<string> {
     const c = columns(this.mode, withoutKeys(ticket));
     const [row] = await sql<{ version: string }[]>`
-      INSERT INTO tickets (mode, id, data, item, status, category, priority, agent_id, email_lower, tags, search,
-        created_at, first_response_at, last_customer_at, escalated, last_activity_at, waiting_us, due_at,
+      INSERT INTO tickets (mode, id, number, data, item, status, category, priority, agent_id, email_lower, tags,
+        search, created_at, first_response_at, last_customer_at, escalated, last_activity_at, waiting_us, due_at,
         priority_rank)
-      VALUES (${c.mode}, ${c.id}, ${this.json(c.data)}, ${this.json(c.item)}, ${c.status}, ${c.category},
+      VALUES (${c.mode}, ${c.id}, ${c.number}, ${this.json(c.data)}, ${this.json(c.item)}, ${c.status}, ${c.category},
         ${c.priority}, ${c.agent_id}, ${c.email_lower}, ${c.tags}, ${c.search}, ${c.created_at},
         ${c.first_response_at}, ${c.last_customer_at}, ${c.escalated}, ${c.last_activity_at}, ${c.waiting_us},
         ${c.due_at}, ${c.priority_rank})
       RETURNING xmin::text AS version`;
     return row!.version;
+  }
+
+  /** The migration command's: numbers go on after `last` (the highest the data directory ever gave). */
+  async setLastNumber(sql: Sql, last: number) {
+    await sql`
+      INSERT INTO ticket_numbers (mode, last) VALUES (${this.mode}, ${last})
+      ON CONFLICT (mode) DO UPDATE SET last = GREATEST(ticket_numbers.last, EXCLUDED.last)`;
   }
 
   /**

@@ -10,10 +10,12 @@ import { StartupError } from './startup-error.js';
  * add the step from the previous format to datadir/migrations.ts.
  *
  * 0: directories written before the format was recorded (no FORMAT file, the layout of format 1).
- * 1: the current layout: config.json, audit.jsonl, webhook_log.jsonl, outbox/, {live,test}/tickets
+ * 1: the layout: config.json, audit.jsonl, webhook_log.jsonl, outbox/, {live,test}/tickets
  *    and {live,test}/files, FORMAT.
+ * 2: every ticket has its `number`; {live,test}/last-deleted-number keeps the highest number of a
+ *    deleted ticket, so none is given again.
  */
-export const DATA_FORMAT = 1;
+export const DATA_FORMAT = 2;
 
 /** The directory's format: a number, or 'new' for a directory that holds no data yet. */
 export async function readDataFormat(dataDir: string): Promise<number | 'new'> {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ticket } from '../model/index.js';
@@ -11,14 +11,16 @@ import {
   writeFileDurable,
   writeFilesDurable,
 } from './durable-write.js';
-import { Journal, type Latest } from './journal.js';
+import { Journal, type JournalRecord, type LateRecord, type Latest } from './journal.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { readFiles } from './read-files.js';
 import { StartupError } from './startup-error.js';
 import { TicketIndex } from './ticket-index.js';
 import {
+  FIRST_NUMBER,
   IDEMPOTENCY_MS,
   type KeyMode,
+  type NewTicketChange,
   type ListContext,
   type ListFilter,
   type StoredTicket,
@@ -26,6 +28,7 @@ import {
   type TicketChange,
   type TicketFacts,
   type TicketStore,
+  withNumber,
 } from './ticket-store.js';
 import { gated, gatedTogether } from './write-gate.js';
 
@@ -49,16 +52,38 @@ const removeTree = (dir: string) => gated(dir, () => rm(dir, { recursive: true, 
  * The ticket with the request's Idempotency-Key added to those it keeps; keys older than a day (past
  * their promise) are dropped as the ticket is written.
  */
-function withKey(t: StoredTicket, key: TicketChange['idempotency']): StoredTicket {
+function withKey<T extends Pick<StoredTicket, 'idempotency'>>(t: T, key: TicketChange['idempotency']): T {
   if (!key) return t;
   const since = Date.parse(key.at) - IDEMPOTENCY_MS;
   return { ...t, idempotency: [...(t.idempotency ?? []).filter((k) => Date.parse(k.at) > since), key] };
 }
 
+/**
+ * data/<mode>/last-deleted-number: the highest number of a deleted ticket, so that a restart, which
+ * takes the next number from the tickets it finds, never gives a deleted ticket's number again.
+ */
+const LAST_DELETED = 'last-deleted-number';
+
 /** Parsed tickets kept in memory, most recently used; reads of hot tickets skip the disk. */
 const CACHE_SIZE = 5000;
 /** When the journal holds this much (some thousands of tickets), a checkpoint writes their files. */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+
+function readLastDeleted(path: string): number {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return FIRST_NUMBER - 1;
+    throw err;
+  }
+  if (!/^\d{1,15}\s*$/.test(text))
+    throw new StartupError(
+      `The file ${path} is damaged.`,
+      'It should hold one number: the highest number of a deleted ticket. Put back the highest number any ticket of this mode ever had.',
+    );
+  return Number(text.trim());
+}
 
 function looksLikeTicket(value: unknown, id: string): value is Ticket {
   const t = value as Ticket;
@@ -67,6 +92,7 @@ function looksLikeTicket(value: unknown, id: string): value is Ticket {
     t !== null &&
     t.id === id &&
     typeof t.created_at === 'string' &&
+    Number.isSafeInteger(t.number) &&
     typeof t.status === 'string' &&
     Array.isArray(t.replies) &&
     Array.isArray(t.attachments)
@@ -92,6 +118,10 @@ export class FileTicketStore implements TicketStore, FileStore {
   private readonly ticketsDir: string;
   private readonly filesDir: string;
   private checkpointing: Promise<void> | undefined;
+  /** The highest number given so far (a ticket's, or a deleted ticket's). */
+  private lastNumber = FIRST_NUMBER - 1;
+  /** What LAST_DELETED holds. */
+  private lastDeleted = FIRST_NUMBER - 1;
 
   private constructor(
     readonly mode: KeyMode,
@@ -151,6 +181,8 @@ export class FileTicketStore implements TicketStore, FileStore {
       }
     }
     this.index.sorted();
+    this.lastDeleted = readLastDeleted(join(this.root, LAST_DELETED));
+    this.lastNumber = Math.max(this.lastDeleted, this.index.lastNumber());
   }
 
   private ticketPath(id: string) {
@@ -182,10 +214,33 @@ export class FileTicketStore implements TicketStore, FileStore {
     }
   }
 
-  async create(change: TicketChange): Promise<Ticket> {
+  /** The highest number given so far (the migration command carries it over to PostgreSQL). */
+  get lastGiven() {
+    return this.lastNumber;
+  }
+
+  async getByNumber(number: number): Promise<Ticket | undefined> {
+    const id = this.index.idOf(number);
+    return id === undefined ? undefined : this.get(id);
+  }
+
+  async create(change: NewTicketChange): Promise<Ticket> {
     return this.mutex.run(change.ticket.id, async () => {
-      const ticket = withKey(change.ticket, change.idempotency);
-      await this.writeChange({ ...change, ticket });
+      const base = withKey(change.ticket, change.idempotency);
+      let ticket: StoredTicket | undefined;
+      // The number is given as the journal forms the batch, in journal order, and given back if the
+      // batch fails: concurrent creates get consecutive numbers and a failed write leaves no gap.
+      const numbered: LateRecord = {
+        make: () => {
+          ticket = withNumber(base, ++this.lastNumber);
+          return { ticket };
+        },
+        undo: () => {
+          this.lastNumber--;
+        },
+      };
+      await this.writeChange(base.id, change.files, numbered);
+      if (!ticket) throw new Error('the journal acknowledged a record it never made');
       this.index.put(ticket);
       this.remember(ticket);
       this.rememberKeys(ticket);
@@ -199,7 +254,7 @@ export class FileTicketStore implements TicketStore, FileStore {
       if (!current) return undefined;
       const next = await change(current);
       const ticket = withKey(next.ticket, next.idempotency);
-      await this.writeChange({ ...next, ticket }, current);
+      await this.writeChange(ticket.id, next.files, { ticket }, current);
       this.index.put(ticket);
       this.remember(ticket);
       this.rememberKeys(ticket);
@@ -230,17 +285,27 @@ export class FileTicketStore implements TicketStore, FileStore {
    * so a write either completes whole or leaves no trace, and the index and cache, updated only
    * after success, agree with what a restart would read.
    */
-  private async writeChange(change: TicketChange, previous?: Ticket) {
+  private async writeChange(
+    id: string,
+    files: TicketChange['files'] = [],
+    record: JournalRecord | LateRecord,
+    previous?: Ticket,
+  ) {
     // One pass of the write gate: a backup's cut holds the attachments and the journal entry together or neither.
-    await gatedTogether(this.root, () => this.writeFilesAndJournal(change, previous));
+    await gatedTogether(this.root, () => this.writeFilesAndJournal(id, files, record, previous));
     this.checkpointWhenDue();
   }
 
-  private async writeFilesAndJournal({ ticket, files = [] }: TicketChange, previous?: Ticket) {
+  private async writeFilesAndJournal(
+    id: string,
+    files: NonNullable<TicketChange['files']>,
+    record: JournalRecord | LateRecord,
+    previous?: Ticket,
+  ) {
     const written: string[] = [];
     try {
       if (files.length) {
-        const dir = join(this.filesDir, ticket.id);
+        const dir = join(this.filesDir, id);
         await makeDir(dir);
         await syncDir(this.filesDir);
         for (const f of files) {
@@ -249,10 +314,10 @@ export class FileTicketStore implements TicketStore, FileStore {
           await writeFileDurable(path, f.data);
         }
       }
-      await this.journal.append({ ticket });
+      await this.journal.append(record);
     } catch (err) {
       await Promise.all(written.map((p) => unlinkDurable(p).catch(() => {})));
-      if (!previous && files.length) await removeTree(join(this.filesDir, ticket.id)).catch(() => {});
+      if (!previous && files.length) await removeTree(join(this.filesDir, id)).catch(() => {});
       throw err;
     }
   }
@@ -290,6 +355,12 @@ export class FileTicketStore implements TicketStore, FileStore {
   remove(id: string) {
     return this.mutex.run(id, async () => {
       if (!this.index.has(id)) return false;
+      const number = this.index.numberOf(id)!;
+      if (number > this.lastDeleted) {
+        // Before the ticket goes: a restart then knows its number was given even if it was the highest.
+        await writeFileDurable(join(this.root, LAST_DELETED), `${number}\n`);
+        this.lastDeleted = number;
+      }
       // One pass: a backup holds the ticket with its files, or neither.
       await gatedTogether(this.root, async () => {
         await this.journal.append({ removed: id });

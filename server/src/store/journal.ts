@@ -7,6 +7,15 @@ import { gatedTogether } from './write-gate.js';
 
 /** One line of the journal: a ticket as written, or the id of a removed ticket. */
 export type JournalRecord = { ticket: Ticket } | { removed: string };
+/**
+ * A record made only when its batch is formed, in journal order, and taken back (undo) if that batch
+ * fails: a new ticket's number is given this way, so the numbers on disk follow each other without a
+ * gap, whatever fails.
+ */
+export interface LateRecord {
+  make(): JournalRecord;
+  undo(): void;
+}
 /** The latest state of each ticket a journal file holds: the ticket, or null once removed. */
 export type Latest = Map<string, Ticket | null>;
 
@@ -31,7 +40,11 @@ function apply(latest: Latest, record: JournalRecord) {
  * behind is read back by `open`, and the store writes its tickets before it reads the files.
  */
 export class Journal {
-  private waiting: { record: JournalRecord; line: string; done: () => void; fail: (err: unknown) => void }[] = [];
+  private waiting: {
+    record: JournalRecord | LateRecord;
+    done: () => void;
+    fail: (err: unknown) => void;
+  }[] = [];
   private flushing: Promise<void> | undefined;
   private rotating = false;
   /** What the current file holds. */
@@ -114,12 +127,12 @@ export class Journal {
    * never falls inside a batch: the journal's length at the cut holds whole, acknowledged batches.
    * The batch write itself does not pass the gate: a closing gate waits for these very callers.
    */
-  append(record: JournalRecord): Promise<void> {
+  append(record: JournalRecord | LateRecord): Promise<void> {
     return gatedTogether(
       this.dir,
       () =>
         new Promise<void>((done, fail) => {
-          this.waiting.push({ record, line: `${JSON.stringify(record)}\n`, done, fail });
+          this.waiting.push({ record, done, fail });
           if (!this.rotating) this.flushing ??= this.flush();
         }),
     );
@@ -131,7 +144,9 @@ export class Journal {
     await Promise.resolve();
     while (this.waiting.length && !this.rotating) {
       const batch = this.waiting.splice(0);
-      const text = batch.map((b) => b.line).join('');
+      const late = batch.filter((b) => 'make' in b.record).map((b) => b.record as LateRecord);
+      const records = batch.map((b) => ('make' in b.record ? b.record.make() : b.record));
+      const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
       const before = this.size;
       let touched = false;
       try {
@@ -147,11 +162,12 @@ export class Journal {
           this.cutTo = before;
           await this.takeBack().catch(() => {}); // tried again before the next batch if it fails now
         }
+        for (const l of late.reverse()) l.undo(); // before the next batch makes its records
         for (const b of batch) b.fail(err);
         continue;
       }
       // Recorded before anyone hears of it, so a rotation always hands over every acknowledged write.
-      for (const b of batch) apply(this.current, b.record);
+      for (const r of records) apply(this.current, r);
       for (const b of batch) b.done();
     }
     this.flushing = undefined;

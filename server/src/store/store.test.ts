@@ -31,6 +31,7 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 /** A stored ticket, the `i`th created (one second apart from 2026-01-01). */
 const storedTicket = (i: number): Ticket => ({
   id: newId('tkt'),
+  number: 1001 + i,
   subject: `journal ${i}`,
   message: 'm',
   name: 'N',
@@ -318,6 +319,13 @@ describe('the data-directory lock', () => {
       const list = await fetch(`${third.url}/v1/list`, { headers: { Authorization: `Bearer ${keys.sk}` } });
       const body = (await list.json()) as { data: { subject: string }[] };
       expect(body.data.map((t) => t.subject)).toEqual(['before the kill']);
+      // The killed server's numbers are kept: the next ticket follows them, none is given twice.
+      const next = await fetch(`${third.url}/v1/create`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${keys.pk}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(ticketInput({ subject: 'after the kill' })),
+      });
+      expect(((await next.json()) as { number: number }).number).toBe(1002);
     } finally {
       third.proc.kill('SIGTERM');
       await third.exited;
@@ -466,6 +474,39 @@ describe('the journal (group commit)', () => {
     const text = await readFile(join(dir, 'live', file!), 'utf8');
     expect(text).not.toContain(lost.id);
     expect(text).toContain(later.id);
+  });
+
+  it('numbers tickets in journal order, and a crash neither loses nor repeats a number', async () => {
+    const dir = await tempDir();
+    const store = await FileTicketStore.open(dir, 'live');
+    const written = await Promise.all(Array.from({ length: 20 }, (_, i) => store.create({ ticket: storedTicket(i) })));
+    expect(written.map((t) => t.number).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => 1001 + i));
+    // The first store is never closed, as after a kill: the next one takes the numbers from its journal.
+    const again = await FileTicketStore.open(dir, 'live');
+    for (const t of written) expect((await again.getByNumber(t.number))?.id).toBe(t.id);
+    expect((await again.create({ ticket: storedTicket(20) })).number).toBe(1021);
+  });
+
+  it('gives the numbers of a failed batch back: the next ticket takes them, with no gap', async () => {
+    const dir = await tempDir();
+    const store = await FileTicketStore.open(dir, 'live');
+    expect((await store.create({ ticket: storedTicket(1) })).number).toBe(1001);
+    let failed = false;
+    setFaultInjector((op, path) => {
+      if (op === 'fsync' && path.includes('journal-') && !failed) {
+        failed = true;
+        throw ioError('EIO', op);
+      }
+    });
+    const lost = Promise.allSettled([
+      store.create({ ticket: storedTicket(2) }),
+      store.create({ ticket: storedTicket(3) }),
+    ]);
+    expect((await lost).map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    setFaultInjector(undefined);
+    expect((await store.create({ ticket: storedTicket(4) })).number).toBe(1002);
+    const again = await FileTicketStore.open(dir, 'live');
+    expect((await again.create({ ticket: storedTicket(5) })).number).toBe(1003);
   });
 
   it('checkpoints: writes the files of a full journal file and deletes it, while writes go on', async () => {

@@ -19,6 +19,7 @@ function ticket(id: number, created: number, status: string, email: string): Tic
   const at = new Date(Date.UTC(2026, 0, 1) + created * 1000).toISOString();
   return {
     id: `tkt_${String(id).padStart(16, '0')}`,
+    number: 1001 + id,
     subject: `subject ${id}`,
     message: `message ${id}`,
     name: `name ${id}`,
@@ -126,6 +127,7 @@ describe('TicketIndex', () => {
         'last_message',
         'last_reply_at',
         'name',
+        'number',
         'page_url',
         'priority',
         'rating',

@@ -79,6 +79,7 @@ export function listItem(t: StoredTicket): TicketListItem {
   const last = t.replies[t.replies.length - 1];
   return {
     id: t.id,
+    number: t.number,
     subject: t.subject,
     name: t.name,
     email: t.email,
@@ -231,6 +232,8 @@ function wakeFrom(list: Entry[], now: string): number {
  */
 export class TicketIndex {
   private byId = new Map<string, Entry>();
+  private byNumber = new Map<number, string>();
+  private highest = 0;
   private ordered: Entry[] = [];
   /**
    * The same entries per status, in the same order. Filtering by status is by far the most common
@@ -258,10 +261,30 @@ export class TicketIndex {
     return this.byId.has(id);
   }
 
+  /** The id of the ticket with that number. */
+  idOf(number: number): string | undefined {
+    return this.byNumber.get(number);
+  }
+
+  numberOf(id: string): number | undefined {
+    return this.byId.get(id)?.item.number;
+  }
+
+  /** The highest number a ticket here has (0: none). */
+  lastNumber() {
+    return this.highest;
+  }
+
+  private numbered(t: StoredTicket) {
+    this.byNumber.set(t.number, t.id);
+    if (t.number > this.highest) this.highest = t.number;
+  }
+
   /** Adds tickets in any order at start-up; call sorted() once all are in. */
   add(t: StoredTicket) {
     const entry = entryOf(t);
     this.byId.set(t.id, entry);
+    this.numbered(t);
     this.ordered.push(entry);
   }
 
@@ -293,6 +316,7 @@ export class TicketIndex {
     const entry = entryOf(t);
     const existing = this.byId.get(t.id);
     this.byId.set(t.id, entry);
+    this.numbered(t);
     if (existing) {
       this.unlink(existing);
     }
@@ -317,6 +341,7 @@ export class TicketIndex {
     const existing = this.byId.get(id);
     if (!existing) return;
     this.byId.delete(id);
+    this.byNumber.delete(existing.item.number);
     this.unlink(existing);
     this.ordered.splice(position(this.ordered, existing.item), 1);
     const list = this.statusList(existing.item.status);

@@ -94,6 +94,19 @@ export interface TicketChange {
   idempotency?: IdempotencyRecord | undefined;
 }
 
+/** A new ticket, without its number: the store gives it one (TicketStore.create). */
+export type NewTicketChange = Omit<TicketChange, 'ticket'> & { ticket: Omit<StoredTicket, 'number'> };
+
+/** Numbers start here, so a ticket's number never looks like a count (#1001 is the first). */
+export const FIRST_NUMBER = 1001;
+
+/** The ticket with its number, which its JSON shows right after the id (keys keep their insertion order). */
+export function withNumber<T extends { id: string }>(t: T, number: number): T & { number: number } {
+  const out = Object.assign({ id: t.id, number }, t);
+  out.number = number;
+  return out;
+}
+
 /** A page of the list view, and how many tickets match the filter in all. */
 export interface ListPage {
   items: TicketListItem[];
@@ -111,8 +124,14 @@ export type TicketFacts = { item: TicketListItem } & AutomationFacts;
 export interface TicketStore {
   readonly mode: KeyMode;
   get(id: string): Promise<StoredTicket | undefined>;
-  /** Stores the files, then the ticket; acknowledged only when both are durable. */
-  create(change: TicketChange): Promise<StoredTicket>;
+  /** The ticket of that number (#1042), if it exists. */
+  getByNumber(number: number): Promise<StoredTicket | undefined>;
+  /**
+   * Stores the files, then the ticket; acknowledged only when both are durable. The ticket gets the
+   * mode's next number in the same write (the one after the highest ever given): numbers are unique,
+   * never reused and without gaps, also across a crash or a failed write.
+   */
+  create(change: NewTicketChange): Promise<StoredTicket>;
   /** Serialised per ticket: `change` sees the latest record. Undefined when the ticket does not exist. */
   update(
     id: string,

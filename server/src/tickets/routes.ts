@@ -295,7 +295,9 @@ const read = route({
   path: '/ticket',
   access: 'customer',
   summary: 'Read one ticket',
-  description: 'Answers an ETag; a request with If-None-Match naming it gets 304 without a body.',
+  description:
+    'By `id` or by `number` (one of the two). Answers an ETag; a request with If-None-Match naming it gets ' +
+    '304 without a body.',
   query: TicketQuery,
   requestHeaders: ['If-None-Match', 'X-Ticketing-Identity'],
   responses: {
@@ -304,8 +306,16 @@ const read = route({
   },
   errors: { 404: ['ticket_not_found'] },
   async handler({ actor, query }, deps) {
-    const ticket = await findTicket(deps.tickets[actor.mode], actor, query.id, query.email);
-    await markSeen(deps.tickets[actor.mode], actor, ticket);
+    if (query.id !== undefined && query.number !== undefined) throw validationError('number', 'cannot go with id');
+    if (query.id === undefined && query.number === undefined) throw validationError('id', 'is required (or number)');
+    const store = deps.tickets[actor.mode];
+    let ticket: StoredTicket;
+    if (query.id !== undefined) ticket = await findTicket(store, actor, query.id, query.email);
+    else {
+      const owns = ownerCheck(actor, query.email); // the proof is checked before the lookup, as for an id
+      ticket = owns(await store.getByNumber(query.number!));
+    }
+    await markSeen(store, actor, ticket);
     return serializedView(viewOf(actor), ticket);
   },
 });

@@ -68,22 +68,36 @@ export const ownerEmail = optional(z.string().max(254)).describe(
   "the ticket's email: required with a public key (a wrong one answers 404 ticket_not_found)",
 );
 
+/** The highest ticket number (PostgreSQL's int). */
+const NUMBER_MAX = 2_147_483_647;
+
 /**
  * GET /ticket's query. Its fast path (http/validate.ts) is what zod answers for a query of strings
- * within the limits: `id` trimmed, `email` kept when given ("" means not given), other names dropped.
+ * within the limits: `id` trimmed, `email` kept when given ("" means not given), other names dropped;
+ * a query by `number` takes zod's way.
  */
-export const TicketQuery = withFastPath(z.object({ id, email: ownerEmail }), (input) => {
-  if (typeof input !== 'object' || input === null) return undefined;
-  const query = input as Record<string, unknown>;
-  const given = query.id;
-  if (typeof given !== 'string') return undefined;
-  const ticketId = given.trim();
-  if (ticketId.length < 1 || ticketId.length > 100) return undefined;
-  if (!('email' in query)) return { id: ticketId };
-  const proof = query.email;
-  if (proof === undefined || proof === null || proof === '') return { id: ticketId, email: undefined };
-  return typeof proof === 'string' && proof.length <= 254 ? { id: ticketId, email: proof } : undefined;
-});
+export const TicketQuery = withFastPath(
+  z.object({
+    id: optional(id).describe('tkt_…: the ticket, or give `number`'),
+    number: optional(formInt({ min: 1, max: NUMBER_MAX, digits: '^[0-9]{1,10}$' })).describe(
+      'the ticket’s number (1042 for #1042), instead of `id`',
+    ),
+    email: ownerEmail,
+  }),
+  (input) => {
+    if (typeof input !== 'object' || input === null) return undefined;
+    const query = input as Record<string, unknown>;
+    if ('number' in query) return undefined;
+    const given = query.id;
+    if (typeof given !== 'string') return undefined;
+    const ticketId = given.trim();
+    if (ticketId.length < 1 || ticketId.length > 100) return undefined;
+    if (!('email' in query)) return { id: ticketId };
+    const proof = query.email;
+    if (proof === undefined || proof === null || proof === '') return { id: ticketId, email: undefined };
+    return typeof proof === 'string' && proof.length <= 254 ? { id: ticketId, email: proof } : undefined;
+  },
+);
 
 export const ReplyInput = z.object({
   ticket_id: id,

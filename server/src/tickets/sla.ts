@@ -9,7 +9,7 @@ const MINUTE = 60_000;
  * replies, then its resolution deadline, both counted from creation (in business minutes when
  * `business_hours_only`); null when the SLA is off or the ticket is in a closed status.
  */
-function dueAt(t: Ticket, config: ConfigData): string | null {
+function dueAt(t: Omit<Ticket, 'number'>, config: ConfigData): string | null {
   const { sla } = config;
   if (!sla.enabled || isClosedStatus(config.statuses, t.status)) return null;
   const answered = t.replies.some((r) => !r.from_customer && !r.internal); // a note answers nobody
@@ -22,7 +22,7 @@ function dueAt(t: Ticket, config: ConfigData): string | null {
 }
 
 /** Fields derived from the rest of the ticket, refreshed on every write. */
-export function derive<T extends Ticket>(t: T, config: ConfigData): T {
+export function derive<T extends Omit<Ticket, 'number'>>(t: T, config: ConfigData): T {
   const due = dueAt(t, config);
   return due === t.due_at ? t : { ...t, due_at: due };
 }

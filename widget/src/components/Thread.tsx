@@ -10,7 +10,7 @@ const Rating = lazy(() => import('./Rating.js').then((m) => m.Rating));
 
 const POLL_MS = 10_000;
 
-/** Right after filing: the ticket's number and what happens next. Focused, so it is read out first. */
+/** Right after filing: the ticket's number (#1042) and what happens next. Focused, so it is read out first. */
 function Created({ id, email }: { id: string; email: string }) {
   const { t, fill, config } = useStore();
   const box = useRef<HTMLDivElement>(null);
@@ -53,10 +53,10 @@ export function Thread({ id, email }: { id: string; email: string }) {
   if (!ticket || ticket.id !== id) return <p class="muted">{s.ticketError.value ?? t.loading}</p>;
   return (
     <>
-      {s.justCreated.value === ticket.id && <Created id={ticket.id} email={ticket.email} />}
+      {s.justCreated.value === ticket.id && <Created id={`#${ticket.number}`} email={ticket.email} />}
       <h3>{ticket.subject}</h3>
       <p class="muted">
-        {t.statusLabel}: {s.statusName(ticket.status)}
+        #{ticket.number} · {t.statusLabel}: {s.statusName(ticket.status)}
       </p>
       <article class="msg mine">
         <header>

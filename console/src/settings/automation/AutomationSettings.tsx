@@ -182,9 +182,9 @@ function AutoreplyFields(props: { autoreply: Autoreply; set: (v: Autoreply) => v
 }
 
 /** The placeholders the server fills in (server/src/mail/templates.ts, fillPlaceholders). */
-const fill = (text: string, v: { name: string; subject: string; id: string }) =>
-  text.replace(/\{\{\s*(name|subject|ticket_id)\s*\}\}/g, (_, k: string) =>
-    k === 'name' ? v.name : k === 'subject' ? v.subject : v.id,
+const fill = (text: string, v: { name: string; subject: string; id: string; number: number }) =>
+  text.replace(/\{\{\s*(name|subject|ticket_id|number)\s*\}\}/g, (_, k: string) =>
+    k === 'name' ? v.name : k === 'subject' ? v.subject : k === 'number' ? `#${v.number}` : v.id,
   );
 
 /** The autoreply as a customer would get it: for the newest ticket, or an example one when there is none. */
@@ -195,17 +195,21 @@ function AutoreplyPreview({ autoreply: a }: { autoreply: Autoreply }) {
     name: t.sampleName,
     subject: t.sampleSubject,
     id: 'tkt_8fJ2kQ9xLmP4rT6wZ1cV',
+    number: 1042,
   });
   useEffect(() => {
     s.api.list({ limit: 1 }).then(
-      (l) => l.data[0] && setSample({ name: l.data[0].name, subject: l.data[0].subject, id: l.data[0].id }),
+      (l) =>
+        l.data[0] &&
+        setSample({ name: l.data[0].name, subject: l.data[0].subject, id: l.data[0].id, number: l.data[0].number }),
       () => undefined,
     );
   }, []);
   const mail = (title: string | null, body: string) => (
     <div class="mail-preview">
       {title && <h3>{title}</h3>}
-      <p class="mail-subject">{fill(a.subject, sample)}</p>
+      {/* The server puts the ticket's number before every subject (mail/templates.ts). */}
+      <p class="mail-subject">{`[#${sample.number}] ${fill(a.subject, sample)}`}</p>
       <p class="mail-body">{fill(body, sample)}</p>
     </div>
   );

@@ -23,7 +23,8 @@ const en = {
   message: 'Message',
   outside: 'Message outside business hours',
   outsideHint: 'Sent instead when support is closed (see Business hours); leave empty to send the message above.',
-  placeholders: 'Filled in: {{name}} the customer’s name, {{subject}} the ticket’s subject, {{ticket_id}} its number.',
+  placeholders:
+    'Filled in: {{name}} the customer’s name, {{subject}} the ticket’s subject, {{number}} its number (#1042), {{ticket_id}} its id.',
   preview: 'Preview',
   previewFor: 'For the ticket “{subject}” from {name}',
   previewOutside: 'Outside business hours',
@@ -67,7 +68,7 @@ const de: Partial<AutomationStrings> = {
   outsideHint:
     'Wird stattdessen gesendet, wenn der Support geschlossen ist (siehe Geschäftszeiten); leer lassen, um die Nachricht oben zu senden.',
   placeholders:
-    'Eingesetzt werden: {{name}} der Name des Kunden, {{subject}} der Betreff des Tickets, {{ticket_id}} seine Nummer.',
+    'Eingesetzt werden: {{name}} der Name des Kunden, {{subject}} der Betreff des Tickets, {{number}} seine Nummer (#1042), {{ticket_id}} seine ID.',
   preview: 'Vorschau',
   previewFor: 'Für das Ticket „{subject}“ von {name}',
   previewOutside: 'Außerhalb der Geschäftszeiten',

@@ -26,7 +26,7 @@ export function MacroSettings() {
     },
   };
   const err = (path: string) => res.errors[`macros.${path}`];
-  const sample = { name: t.sampleName, subject: t.sampleSubject, ticket_id: SAMPLE_ID };
+  const sample = { name: t.sampleName, subject: t.sampleSubject, ticket_id: SAMPLE_ID, number: '#1042' };
   const statuses = s.meta.value?.statuses ?? [];
   const prio = s.t.value;
 

@@ -1,10 +1,12 @@
 /** The server's placeholders (server/src/mail/templates.ts fillPlaceholders), spaces inside allowed. */
-const PLACEHOLDER = /\{\{\s*(name|subject|ticket_id)\s*\}\}/g;
+const PLACEHOLDER = /\{\{\s*(name|subject|ticket_id|number)\s*\}\}/g;
 
 export interface SampleTicket {
   name: string;
   subject: string;
   ticket_id: string;
+  /** #1042 */
+  number: string;
 }
 
 /** A macro's text as the customer reads it, filled in as the server fills it. */

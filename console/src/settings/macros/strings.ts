@@ -1,7 +1,7 @@
 const en = {
   title: 'Macros',
   intro:
-    'Ready answers agents insert with one click. {{name}}, {{subject}} and {{ticket_id}} are filled in from the ticket; a macro can also set the status or priority.',
+    'Ready answers agents insert with one click. {{name}}, {{subject}}, {{number}} (#1042) and {{ticket_id}} are filled in from the ticket; a macro can also set the status or priority.',
   macro: 'Macro',
   addMacro: 'Add a macro',
   name: 'Name',
@@ -19,7 +19,7 @@ const en = {
 const de: Partial<typeof en> = {
   title: 'Textbausteine',
   intro:
-    'Fertige Antworten, die Mitarbeitende mit einem Klick einfügen. {{name}}, {{subject}} und {{ticket_id}} werden aus dem Ticket gefüllt; ein Baustein kann auch Status oder Priorität setzen.',
+    'Fertige Antworten, die Mitarbeitende mit einem Klick einfügen. {{name}}, {{subject}}, {{number}} (#1042) und {{ticket_id}} werden aus dem Ticket gefüllt; ein Baustein kann auch Status oder Priorität setzen.',
   macro: 'Textbaustein',
   addMacro: 'Textbaustein hinzufügen',
   name: 'Name',

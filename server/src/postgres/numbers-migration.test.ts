@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTicket, startServer } from '../test-support/server.js';
+import { openTestDatabase } from '../test-support/test-database.js';
+
+// Schema version 5 gave tickets their numbers: rows stored before it are numbered oldest first when
+// a server migrates the database. This file runs in the `postgres` test project only (vitest.config.ts).
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+describe('ticket numbers of tickets stored before schema version 5', () => {
+  it('are given oldest first per mode at the migration, and new tickets follow them', async () => {
+    const a = await startServer();
+    cleanup.push(() => a.close());
+    const first = await createTicket(a, { subject: 'first' });
+    const second = await createTicket(a, { subject: 'second' });
+    const third = await createTicket(a, { subject: 'third' });
+    const testMode = await createTicket(a, { subject: 'test' }, a.keys.pkTest);
+    const sql = openTestDatabase(a.databaseUrl!);
+    cleanup.push(() => sql.end());
+    // As version 4 left it: no numbers anywhere. `first` is made the newest, so the order is the
+    // creation time's, not the order of the rows.
+    await sql.unsafe(`
+      UPDATE tickets SET data = data - 'number', item = item - 'number';
+      ALTER TABLE tickets DROP COLUMN number;
+      DROP TABLE ticket_numbers;
+      DELETE FROM schema_migrations WHERE version = 5;
+    `);
+    const later = '2030-01-01T00:00:00.000Z';
+    await sql`
+      UPDATE tickets SET created_at = ${later}, data = jsonb_set(data, '{created_at}', to_jsonb(${later}::text))
+      WHERE id = ${first.id}`;
+
+    const b = await startServer({ keys: a.keys, databaseUrl: a.databaseUrl! });
+    cleanup.push(() => b.close({ keepData: true }));
+    const number = async (id: string, key = b.keys.sk) =>
+      (await b.call('GET', `/ticket?id=${id}`, { key })).body.number as number;
+    expect([await number(second.id), await number(third.id), await number(first.id)]).toEqual([1001, 1002, 1003]);
+    expect(await number(testMode.id, b.keys.skTest)).toBe(1001);
+    const list = (await b.call('GET', '/list')).body.data as { id: string; number: number }[];
+    expect(list.find((t) => t.id === first.id)!.number).toBe(1003);
+    expect((await b.call('GET', '/ticket?number=1003')).body.id).toBe(first.id);
+    expect((await createTicket(b)).number).toBe(1004);
+    expect((await createTicket(b, {}, b.keys.pkTest)).number).toBe(1002);
+  });
+});
