@@ -5,6 +5,7 @@ import type { Config } from './config/config.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import type { KeyStore } from './store/key-store.js';
 import type { AuditStore } from './store/log-store.js';
+import type { OnboardingDeps } from './onboarding/routes.js';
 import type { OpenApiDeps } from './openapi/routes.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { PortalDeps } from './portal/routes.js';
@@ -21,7 +22,16 @@ import type { LinkDeps } from './links/routes.js';
  * Each feature declares what it uses (TicketDeps, AdminDeps, …); this is all of them together.
  */
 export interface Deps
-  extends TicketDeps, PortalDeps, AdminDeps, OpenApiDeps, SessionRouteDeps, UpdatesDeps, LiveDeps, LinkDeps {
+  extends
+    TicketDeps,
+    PortalDeps,
+    AdminDeps,
+    OpenApiDeps,
+    SessionRouteDeps,
+    OnboardingDeps,
+    UpdatesDeps,
+    LiveDeps,
+    LinkDeps {
   config: Config;
   /** The audit log: every feature appends; /admin?r=audit searches it. */
   audit: AuditStore;

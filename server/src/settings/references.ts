@@ -50,6 +50,14 @@ export function checkReferences(resource: string, data: ConfigData, opts: Refere
       if (!statusIds.has(s)) out.push({ param: `statuses.${i}`, message: `"${s}" is not a configured status` });
     });
   }
+  if (resource === 'assignment') {
+    const agentIds = new Set(data.agents.map((a) => a.id));
+    data.assignment.agents.forEach((id, i) => {
+      if (!agentIds.has(id)) out.push({ param: `agents.${i}`, message: `"${id}" is not an agent` });
+      else if (data.assignment.agents.indexOf(id) !== i)
+        out.push({ param: `agents.${i}`, message: `"${id}" is in the list twice` });
+    });
+  }
   if (resource === 'rules') data.rules.forEach((r, i) => checkActions(r.actions, data, `rules.${i}`, out, opts));
   if (resource === 'escalation')
     data.escalation.forEach((e, i) => checkActions(e.actions, data, `escalation.${i}`, out, opts));

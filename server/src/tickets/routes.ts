@@ -40,6 +40,8 @@ import {
 import { derive } from './sla.js';
 import { firstClosedStatus, firstOpenStatus, isClosedStatus, setStatus } from './statuses.js';
 import { fullView, publicView, viewFor, viewOf, type View } from './views.js';
+import { signedMessage } from './signature.js';
+import { nextAssignee } from './assignment.js';
 
 const route = routeFor<TicketDeps>();
 const ENCODINGS = ['json', 'form', 'multipart'] as const;
@@ -177,7 +179,7 @@ const create = route({
             category: category?.id ?? null,
             fields: values,
             page_url: input.page_url ?? null,
-            agent_id: null,
+            agent_id: await nextAssignee(config, deps.tickets[actor.mode]),
             tags: [],
             close_request: null,
             rating: null,
@@ -335,7 +337,12 @@ const reply = route({
       const updated = await deps.tickets[actor.mode].update(input.ticket_id, (current) => {
         previous = owns(current);
         // A macro's message is used when the reply brings none, with its placeholders filled in.
-        const message = input.message ?? fillPlaceholders(macro!.message, current);
+        const message = signedMessage(
+          input.message ?? fillPlaceholders(macro!.message, current),
+          actor,
+          config,
+          !fromCustomer && !note,
+        );
         if (customer) checkBlocklists(config.blocklists, { ip, email: current.email, texts: [message] });
         const at = deps.clock().toISOString();
         added = {
