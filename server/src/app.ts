@@ -23,12 +23,14 @@ import { linkRoutes } from './links/routes.js';
 import { mailRoutes } from './mail/routes.js';
 import { linkPage } from './links/page.js';
 import { moduleEnabled } from './model/index.js';
+import { onboardingRoutes } from './onboarding/routes.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { outboxRoutes } from './outbox/routes.js';
 import { portalRoutes } from './portal/routes.js';
 import { reportRoutes } from './reports/routes.js';
 import { sessionCookie } from './sessions/session-cookie.js';
 import { passkeyRoutes } from './sessions/passkeys.js';
+import { profileRoutes } from './sessions/profile.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { teamRoutes } from './team/routes.js';
@@ -64,6 +66,8 @@ const FEATURE_ROUTES = [
   ...webhookRoutes,
   ...outboxRoutes,
   ...sessionRoutes,
+  ...profileRoutes,
+  ...onboardingRoutes,
   ...passkeyRoutes,
 ];
 export const ROUTES = [...FEATURE_ROUTES, ...openApiRoutes(FEATURE_ROUTES)];

@@ -5,6 +5,7 @@ import type { Config } from './config/config.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import type { KeyStore } from './store/key-store.js';
 import type { AuditStore } from './store/log-store.js';
+import type { OnboardingDeps } from './onboarding/routes.js';
 import type { OpenApiDeps } from './openapi/routes.js';
 import type { Outbox } from './outbox/outbox.js';
 import type { PortalDeps } from './portal/routes.js';
@@ -29,6 +30,7 @@ export interface Deps
     AdminDeps,
     OpenApiDeps,
     SessionRouteDeps,
+    OnboardingDeps,
     UpdatesDeps,
     LiveDeps,
     LinkDeps,

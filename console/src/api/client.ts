@@ -132,6 +132,10 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     passkeyRemove: (id: string) => call<void>('DELETE', '/session/passkeys', { query: { id } }),
     passkeySignInOptions: () => post<PublicKeyCredentialRequestOptionsJSON>('/session/passkey/options'),
     passkeySignIn: (response: unknown) => post<Session>('/session/passkey', { response }).then(keepToken),
+    forgot: (email: string) => post<{ accepted: true }>('/session/forgot', { email }),
+    /** A mailed link's second half (invitation or reset): the password, then a new session. */
+    useLink: (purpose: 'invite' | 'reset', token: string, password: string) =>
+      post<Session>(`/session/${purpose}`, { token, password }).then(keepToken),
 
     meta: () => get<Meta>('/meta'),
     /** Colleagues, macros, tags, statuses, categories: what every agent may read, whatever their role. */

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { LocationProvider, useLocation } from 'preact-iso/router';
 import { StoreContext, useStore } from '../state/context.js';
 import type { Store } from '../state/store.js';
+import { AccountLinkPage, ForgotPassword } from '../components/AccountLink.js';
 import { Header } from '../components/Header.js';
 import { Profile } from '../components/Profile.js';
 import { Shortcuts } from '../components/Shortcuts.js';
@@ -38,12 +39,17 @@ function Shell() {
   }, []);
 
   const onSignIn = path === SIGN_IN;
+  // The pages a signed-out agent may open: "Forgot password?" and the links mailed to them.
+  const linkMatch = /^\/console\/(invite|reset)\/([A-Za-z0-9]+)\/?$/.exec(path);
+  const open = linkMatch || path === '/console/forgot';
   useEffect(() => {
-    if (session === null && !onSignIn) route(`${SIGN_IN}?next=${encodeURIComponent(url)}`, true);
+    if (session === null && !onSignIn && !open) route(`${SIGN_IN}?next=${encodeURIComponent(url)}`, true);
     if (session && onSignIn) route(safeNext(query.next), true);
   }, [session, onSignIn]);
 
   if (session === undefined) return <p class="boot">{s.t.value.loading}</p>;
+  if (linkMatch) return <AccountLinkPage purpose={linkMatch[1] as 'invite' | 'reset'} token={linkMatch[2]!} />;
+  if (path === '/console/forgot') return <ForgotPassword />;
   if (!session || onSignIn) return <SignIn />;
   if (s.mustChangePassword.value) return <PasswordChange />;
 

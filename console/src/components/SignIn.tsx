@@ -90,6 +90,7 @@ export function SignIn() {
   return (
     <main id="main" class="auth">
       <form class="card" onSubmit={submit} noValidate aria-labelledby="signin-title">
+        <p>{t.productName}</p>
         <h1 id="signin-title">{step.value === 'code' ? t.twoFactorTitle : t.signInTitle}</h1>
         {formError && (
           <p class="err banner" role="alert">
@@ -155,6 +156,7 @@ export function SignIn() {
             <button type="button" class="btn" disabled={busy.value} onClick={passkey}>
               {t.signInPasskey}
             </button>
+            <a href="/console/forgot">{t.forgotPassword}</a>
           </div>
         )}
       </form>

@@ -34,6 +34,15 @@ export const de: Strings = {
   notificationsBlocked: 'Benachrichtigungen sind in diesem Browser blockiert.',
   shortcuts: 'Tastenkürzel',
 
+  productName: 'Ticketing',
+  forgotPassword: 'Passwort vergessen?',
+  forgotHint:
+    'Geben Sie Ihre E-Mail-Adresse ein. Gehört sie einem Agenten, kommt ein Link für ein neues Passwort (eine Stunde gültig).',
+  forgotSent: 'Sehen Sie in Ihre Mails: Gehört die Adresse einem Agenten, ist der Link gleich da.',
+  sendLink: 'Link senden',
+  inviteTitle: 'Willkommen: Wählen Sie Ihr Passwort',
+  resetTitle: 'Neues Passwort wählen',
+  linkInvalid: 'Dieser Link ist abgelaufen oder wurde schon benutzt. Fordern Sie einen neuen an.',
   signInTitle: 'Anmelden',
   email: 'E-Mail',
   password: 'Passwort',

@@ -36,6 +36,15 @@ export const en = {
   shortcuts: 'Keyboard shortcuts',
 
   // sign-in
+  productName: 'Ticketing',
+  forgotPassword: 'Forgot password?',
+  forgotHint:
+    'Enter your email. If it is an agent’s, a link to choose a new password is on its way (it works for one hour).',
+  forgotSent: 'Check your mail: if this email is an agent’s, the link is there in a minute.',
+  sendLink: 'Send the link',
+  inviteTitle: 'Welcome: choose your password',
+  resetTitle: 'Choose a new password',
+  linkInvalid: 'This link is expired or was used already. Ask for a new one.',
   signInTitle: 'Sign in',
   email: 'Email',
   password: 'Password',

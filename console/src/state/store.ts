@@ -210,6 +210,9 @@ export function createStore(options: StoreOptions = {}) {
     const response = await startAuthentication({ optionsJSON });
     started(await api.passkeySignIn(response));
   }
+  async function useLink(purpose: 'invite' | 'reset', token: string, password: string) {
+    started(await api.useLink(purpose, token, password));
+  }
   async function signOut() {
     await api.signOut().catch(() => {});
     ended();
@@ -255,6 +258,7 @@ export function createStore(options: StoreOptions = {}) {
     signIn,
     oneTimePassword,
     passkeySignIn,
+    useLink,
     signOut,
     changePassword,
     refreshSession,

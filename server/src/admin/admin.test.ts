@@ -296,6 +296,14 @@ const CASES: Case[] = [
     invalidParams: ['reply_status'],
   },
   {
+    r: 'assignment',
+    defaults: { mode: 'off', agents: [] },
+    valid: { mode: 'round_robin' },
+    readBack: { mode: 'round_robin', agents: [] },
+    invalid: { mode: 'random', agents: ['agt_nobody'] },
+    invalidParams: ['mode'],
+  },
+  {
     r: 'blocklists',
     defaults: { emails: [], domains: [], ips: [], keywords: [] },
     valid: {
@@ -551,6 +559,8 @@ describe('agents', () => {
       two_factor_enabled: false,
       must_change_password: false,
       passkey_count: 0,
+      invited: false,
+      available: true,
       created_at: expect.any(String),
     });
     const updated = await post('agents', {

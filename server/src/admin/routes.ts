@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { auditEntry } from '../audit/audit.js';
 import { formInt, optional } from '../http/coerce.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import {
@@ -24,12 +24,14 @@ import {
   WebhookSecretViewSchema,
   type KeyMode,
   type LimitsView,
-  type OutboxEntry,
   type RequestActor,
   type WebhookLogEntry,
 } from '../model/index.js';
 import { addKey, apiKeyView, revokeKey, setKeyOrigins, type KeyChanger } from '../keys/commands.js';
 import { requireRecentVerification } from '../sessions/recent-verification.js';
+import { mailConfigured } from '../mail/mailer.js';
+import { mailAccountLink } from '../onboarding/routes.js';
+import type { Outbox } from '../outbox/outbox.js';
 import { removeAgent, upsertAgent } from '../settings/agents.js';
 import { removeArticle, upsertArticle } from '../settings/articles.js';
 import { CONFIG_RESOURCE_NAMES, CONFIG_RESOURCES, isConfigResource } from '../settings/resources.js';
@@ -50,7 +52,9 @@ export interface AdminDeps {
   /** Searchable: r=audit's filters and cursor. */
   audit: AuditStore;
   webhookLog: LogStore<WebhookLogEntry>;
-  outbox: { list(limit: number): Promise<OutboxEntry[]> };
+  /** r=outbox reads it; an invitation (r=agents with invite) is mailed through it. */
+  outbox: Pick<Outbox, 'list' | 'enqueue'>;
+  publicUrl: () => string;
   clock: () => Date;
 }
 
@@ -287,12 +291,19 @@ const write = route({
         (input.password || input.one_time_password || input.email.toLowerCase() !== before.email.toLowerCase())
       )
         requireRecentVerification(actor, deps.clock().getTime());
+      if (input.invite && !mailConfigured(deps.configStore.get().mail))
+        throw validationError('invite', 'needs working mail (r=mail); without it, use one_time_password');
       const { agent, created, password } = await upsertAgent(deps.configStore, input, deps.clock());
+      const invited = input.invite ? await mailAccountLink(deps, agent.id, 'invite') : undefined;
       await audit(deps, actor, created ? 'agent.create' : 'agent.update', agent.id, {
         password_changed: Boolean(input.password || password),
         ...(password ? { one_time_password: true } : {}),
+        ...(input.invite ? { invited: true } : {}),
       });
-      return { status: created ? 201 : 200, body: { agent: agentView(agent), ...(password ? { password } : {}) } };
+      return {
+        status: created ? 201 : 200,
+        body: { agent: agentView(invited ?? agent), ...(password ? { password } : {}) },
+      };
     }
     if (r === KEYS) {
       const by: KeyChanger = { actor, via: 'api' };

@@ -9,7 +9,7 @@ import type { UploadedFile } from './multipart.js';
  */
 
 export const API_PREFIX = '/v1';
-export type Method = 'get' | 'post' | 'delete';
+export type Method = 'get' | 'post' | 'patch' | 'delete';
 /** How a body may be sent: JSON, a urlencoded form, multipart/form-data. */
 export type Encoding = 'json' | 'form' | 'multipart';
 export type RequestHeader =

@@ -13,6 +13,7 @@ import { newId, SYSTEM, type Attachment, type Reply } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import type { FileBlob, StoredTicket, TicketStore } from '../store/ticket-store.js';
 import type { IdempotencyCache } from '../tickets/idempotency.js';
+import { nextAssignee } from '../tickets/assignment.js';
 import { derive } from '../tickets/sla.js';
 import { afterCustomerMessage, firstOpenStatus } from '../tickets/statuses.js';
 import { loopReason, type Bounce } from './classify.js';
@@ -214,7 +215,7 @@ export class MailIn {
               category: null,
               fields: {},
               page_url: null,
-              agent_id: null,
+              agent_id: await nextAssignee(config, store),
               tags: [],
               close_request: null,
               rating: null,

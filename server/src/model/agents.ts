@@ -18,6 +18,11 @@ export const AgentInputSchema = z.object({
    * invitation. Not together with `password`.
    */
   one_time_password: z.boolean().optional(),
+  /**
+   * true: the agent gets a mail with a single-use link (`/console/invite/<token>`, 7 days) to choose
+   * their own password; needs working mail. Not together with `password` or `one_time_password`.
+   */
+  invite: z.boolean().optional(),
   two_factor_secret: z.string().min(16).max(200).nullable().optional(),
   /** Only `[]`: an admin removes an agent's passkeys (a lost device); agents add their own from the console. */
   passkeys: z.array(z.unknown()).max(0, 'can only be emptied: agents add their own passkeys').optional(),
@@ -37,6 +42,15 @@ export const StoredPasskeySchema = z.object({
 });
 export type StoredPasskey = z.infer<typeof StoredPasskeySchema>;
 
+/** What an invitation or reset link's token is checked against: only its hash is kept. */
+const AccountLinkSchema = z.object({
+  purpose: z.enum(['invite', 'reset']),
+  hash: z.string(),
+  /** Milliseconds since the epoch. */
+  expires_at: z.number(),
+});
+export type AccountLink = z.infer<typeof AccountLinkSchema>;
+
 export const StoredAgentSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -54,6 +68,14 @@ export const StoredAgentSchema = z.object({
   recovery_codes: z.array(z.string()).default([]),
   /** The last TOTP time step used: a code is good once (no replay within its 30 s). */
   totp_last_step: z.number().int().default(0),
+  /** Markdown added under the agent's replies from the console (their own profile). */
+  signature: z.string().default(''),
+  /** The console's language the agent chose; null: the browser's. */
+  locale: z.string().nullable().default(null),
+  /** Takes new tickets when assignment is round robin (their own profile). */
+  available: z.boolean().default(true),
+  /** A pending invitation or password reset: the SHA-256 of the mailed link's token, single use. */
+  account_link: AccountLinkSchema.nullable().default(null),
   created_at: z.string(),
 });
 export type StoredAgent = z.infer<typeof StoredAgentSchema>;
@@ -71,7 +93,21 @@ export const AgentViewSchema = z
       .boolean()
       .describe('signed in with a one-time password (or not yet): must choose their own at the next sign-in'),
     passkey_count: z.number().int().min(0),
+    invited: z.boolean().describe('an invitation mail was sent and its link not used yet'),
+    available: z.boolean().describe('takes new tickets when assignment is round robin (set in their profile)'),
     created_at: isoTime,
   })
   .meta({ id: 'Agent' });
 export type AgentView = z.infer<typeof AgentViewSchema>;
+
+/** `/admin r=assignment`: who gets new tickets. Off by default; round robin among `agents` who are available. */
+export const AssignmentSchema = z
+  .object({
+    mode: z.enum(['off', 'round_robin']).default('off'),
+    agents: z
+      .array(z.string().min(1).max(100))
+      .max(200)
+      .default([])
+      .describe('agent ids, in turn order; inactive or unavailable ones are skipped'),
+  })
+  .meta({ id: 'Assignment' });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { withWebhookSecrets } from './webhook-secrets.js';
-import { StoredAgentSchema } from './agents.js';
+import { AssignmentSchema, StoredAgentSchema } from './agents.js';
 import {
   AutocloseSchema,
   AutoreplySchema,
@@ -87,6 +87,7 @@ const ConfigObjectSchema = z
     turnstile: TurnstileSchema.prefault({}),
     identity: IdentitySchema.prefault({}),
     agents: z.array(StoredAgentSchema).default([]),
+    assignment: AssignmentSchema.prefault({}),
     kb: z.array(ArticleSchema).default([]),
     webhook_secrets: z.array(WebhookSecretSchema).default([]),
     /**

@@ -20,6 +20,34 @@ export const VerifySchema = z.object({
   code: z.string().trim().min(1).max(64).optional(),
 });
 
+/** The languages of the console. */
+export const CONSOLE_LOCALES = ['en', 'de'] as const;
+
+/** PATCH /v1/session/profile: what an agent sets about themselves; omitted fields stay as they are. */
+export const ProfileInputSchema = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[^\r\n]*$/, 'must be one line')
+    .optional(),
+  signature: z.string().max(2000).optional(),
+  locale: z.enum(CONSOLE_LOCALES).nullable().optional(),
+  available: z.boolean().optional(),
+});
+
+/** POST /v1/session/forgot. */
+export const ForgotInputSchema = z.object({ email: z.string().trim().min(1).max(254) });
+
+/** POST /v1/session/invite and /v1/session/reset: the mailed link's token and the new password. */
+export const AccountLinkInputSchema = z.object({
+  token: z.string().min(1).max(200),
+  password: z.string().min(10, 'must be at least 10 characters').max(200),
+  /** With two-factor on: a current TOTP or a recovery code, as for signing in. */
+  code: z.string().trim().min(1).max(64).optional(),
+});
+
 /** The signed-in agent, as the console sees them: never a hash, a secret or a passkey. */
 export const SessionAgentSchema = z
   .object({
@@ -31,6 +59,9 @@ export const SessionAgentSchema = z
     passkey_count: z.number().int().min(0),
     /** Signed in with a one-time password: every call but these session ones answers 403 password_change_required. */
     must_change_password: z.boolean(),
+    signature: z.string().describe('Markdown added under their replies'),
+    locale: z.enum(CONSOLE_LOCALES).nullable().describe("the console's language; null: the browser's"),
+    available: z.boolean().describe('takes new tickets when assignment is round robin'),
   })
   .meta({ id: 'SessionAgent' });
 

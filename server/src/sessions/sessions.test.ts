@@ -86,6 +86,9 @@ describe('signing in and out', () => {
       two_factor_enabled: false,
       passkey_count: 0,
       must_change_password: false,
+      signature: '',
+      locale: null,
+      available: true,
     });
     expect(res.body.csrf_token).toMatch(/^[0-9a-f]{64}$/);
     expect(res.setCookie).toHaveLength(1);

@@ -96,6 +96,9 @@ export function sessionView(agent: StoredAgent, sessionId: string): SessionView 
       two_factor_enabled: agent.two_factor_secret !== null,
       passkey_count: agent.passkeys.length,
       must_change_password: agent.must_change_password,
+      signature: agent.signature,
+      locale: agent.locale === 'en' || agent.locale === 'de' ? agent.locale : null,
+      available: agent.available,
     },
     csrf_token: csrfToken(sessionId),
   };

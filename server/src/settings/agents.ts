@@ -37,6 +37,8 @@ export async function upsertAgent(
   if (input.id !== undefined && !existing) throw notFound('agent');
   if (input.one_time_password && input.password)
     throw validationError('one_time_password', 'either a password or a one-time password, not both');
+  if (input.invite && (input.password || input.one_time_password))
+    throw validationError('invite', 'either an invitation or a password, not both');
   const email = input.email.toLowerCase();
   if (agents.some((a) => a.email.toLowerCase() === email && a.id !== input.id))
     throw validationError('email', 'another agent has this email');
@@ -60,6 +62,11 @@ export async function upsertAgent(
     two_factor_pending: existing?.two_factor_pending ?? null,
     recovery_codes: input.two_factor_secret === undefined ? (existing?.recovery_codes ?? []) : [],
     totp_last_step: existing?.totp_last_step ?? 0,
+    signature: existing?.signature ?? '',
+    locale: existing?.locale ?? null,
+    available: existing?.available ?? true,
+    // A new password from the admin makes a pending link moot; an invitation's own is set by the caller.
+    account_link: password ? null : (existing?.account_link ?? null),
     created_at: existing?.created_at ?? at.toISOString(),
   };
   await store.update((d) => {
@@ -104,6 +111,10 @@ export async function createFirstAdmin(store: ConfigStore, email: string, at: Da
     two_factor_pending: null,
     recovery_codes: [],
     totp_last_step: 0,
+    signature: '',
+    locale: null,
+    available: true,
+    account_link: null,
     created_at: at.toISOString(),
   };
   await store.update((d) => void d.agents.push(agent));

@@ -57,6 +57,14 @@ export function checkReferences(resource: string, data: ConfigData, opts: Refere
     if (!found) out.push({ param: 'reply_status', message: `"${replyStatus}" is not a configured status` });
     else if (found.closed) out.push({ param: 'reply_status', message: `"${replyStatus}" is a closed status` });
   }
+  if (resource === 'assignment') {
+    const agentIds = new Set(data.agents.map((a) => a.id));
+    data.assignment.agents.forEach((id, i) => {
+      if (!agentIds.has(id)) out.push({ param: `agents.${i}`, message: `"${id}" is not an agent` });
+      else if (data.assignment.agents.indexOf(id) !== i)
+        out.push({ param: `agents.${i}`, message: `"${id}" is in the list twice` });
+    });
+  }
   if (resource === 'rules') data.rules.forEach((r, i) => checkActions(r.actions, data, `rules.${i}`, out, opts));
   if (resource === 'escalation')
     data.escalation.forEach((e, i) => checkActions(e.actions, data, `escalation.${i}`, out, opts));

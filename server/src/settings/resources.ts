@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApiError, type ErrorDetail } from '../http/errors.js';
 import { validate } from '../http/validate.js';
 import {
+  AssignmentSchema,
   AutocloseSchema,
   AutoreplySchema,
   BlocklistsSchema,
@@ -164,6 +165,7 @@ export const CONFIG_RESOURCES = {
       }
     },
   }),
+  assignment: resource('assignment', 'object', AssignmentSchema),
 } satisfies Record<string, ConfigResource>;
 
 export type ConfigResourceName = keyof typeof CONFIG_RESOURCES;

@@ -12,6 +12,8 @@ export function agentView(a: StoredAgent): AgentView {
     two_factor_enabled: a.two_factor_secret !== null,
     must_change_password: a.must_change_password,
     passkey_count: a.passkeys.length,
+    invited: a.account_link?.purpose === 'invite',
+    available: a.available,
     created_at: a.created_at,
   };
 }

@@ -41,3 +41,9 @@ export function afterCommit(fn: () => void) {
 export function onRollback(fn: () => void) {
   units.getStore()?.rolledBack.push(fn);
 }
+
+/**
+ * Runs `fn` outside any unit: work a request starts but does not wait for (a mail it must not be seen
+ * to queue or not) uses the stores on its own, not the request's transaction, which ends before it.
+ */
+export const outsideUnit = (fn: () => void) => units.exit(fn);

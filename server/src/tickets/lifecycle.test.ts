@@ -19,6 +19,10 @@ beforeAll(async () => {
         two_factor_pending: null,
         recovery_codes: [],
         totp_last_step: 0,
+        signature: '',
+        locale: null,
+        available: true,
+        account_link: null,
         created_at: new Date().toISOString(),
       },
     ];

@@ -50,6 +50,8 @@ import {
   withoutSnooze,
 } from './statuses.js';
 import { fullView, publicView, viewFor, viewOf, type View } from './views.js';
+import { signedMessage } from './signature.js';
+import { nextAssignee } from './assignment.js';
 
 const route = routeFor<TicketDeps>();
 const ENCODINGS = ['json', 'form', 'multipart'] as const;
@@ -187,7 +189,7 @@ const create = route({
             category: category?.id ?? null,
             fields: values,
             page_url: input.page_url ?? null,
-            agent_id: null,
+            agent_id: await nextAssignee(config, deps.tickets[actor.mode]),
             tags: [],
             close_request: null,
             rating: null,
@@ -389,7 +391,12 @@ const reply = route({
         if (!customer && input.seen_message_id !== undefined && !input.force)
           refuseIfChanged(current, input.seen_message_id);
         // A macro's message is used when the reply brings none, with its placeholders filled in.
-        const message = input.message ?? fillPlaceholders(macro!.message, current);
+        const message = signedMessage(
+          input.message ?? fillPlaceholders(macro!.message, current),
+          actor,
+          config,
+          !fromCustomer && !note,
+        );
         if (customer) checkBlocklists(config.blocklists, { ip, email: current.email, texts: [message] });
         const at = deps.clock().toISOString();
         added = {
