@@ -202,7 +202,8 @@ export function createWidget(
     if (destroyed) return;
     design = d = ours(d);
     const color = HEX.test(d.primary_color) ? d.primary_color : '#2563eb';
-    label = d.launcher_label ?? LABELS[locale().split('-')[0]!.toLowerCase()] ?? LABELS.en!;
+    const l = locale().split('-')[0]!.toLowerCase();
+    label = d.translations?.[l as 'en']?.launcher_label ?? d.launcher_label ?? LABELS[l] ?? LABELS.en!;
     host = document.createElement('div');
     host.setAttribute('data-ticketing', '');
     host.setAttribute('data-position', options.position ?? d.position);

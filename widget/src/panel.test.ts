@@ -521,6 +521,45 @@ describe('the panel', () => {
 });
 
 describe('configuration', () => {
+  it('shows the shop’s own words in the visitor’s language where given, else as written', async () => {
+    await support(s, 'POST', '/admin?r=design', {
+      title: 'Teapot Shop',
+      greeting: 'Hello!',
+      launcher_label: 'Help',
+      translations: { fr: { title: 'La Théière', greeting: 'Bonjour !', launcher_label: 'Aide' } },
+    });
+    const { body } = await support(s, 'GET', '/admin?r=categories');
+    await support(s, 'POST', '/admin?r=categories', {
+      categories: body.categories.map((c: { id: string }) =>
+        c.id === 'orders'
+          ? { ...c, translations: { fr: { name: 'Commandes', fields: { order_id: { label: 'Numéro de commande' } } } } }
+          : c,
+      ),
+    });
+    document.documentElement.lang = 'fr';
+    try {
+      const root = await open();
+      expect($(root, '#tk-title').textContent).toBe('La Théière');
+      expect(byText(root, 'p', 'Bonjour !')).toBeTruthy();
+      expect($(w!.root, 'button.launcher').getAttribute('aria-label')).toBe('Aide');
+      click(byText(root, 'button', 'Nouvelle demande'));
+      const select = await until(() => $<HTMLSelectElement>(root, '#tk-category'));
+      expect([...select.options].map((o) => o.textContent)).toEqual(['Choisissez un sujet', 'Commandes', 'Other']);
+      fireEvent.change(select, { target: { value: 'orders' } });
+      expect((await until(() => $(root, 'label[for="tk-f-order_id"]'))).textContent).toMatch(/^Numéro de commande/);
+      // In English (no translation given) the words stay as written.
+      w!.handle.destroy();
+      document.documentElement.lang = 'en';
+      const en = await open();
+      expect($(en, '#tk-title').textContent).toBe('Teapot Shop');
+      expect($(w!.root, 'button.launcher').getAttribute('aria-label')).toBe('Help');
+    } finally {
+      document.documentElement.lang = '';
+      await support(s, 'POST', '/admin?r=design', {});
+      await support(s, 'POST', '/admin?r=categories', body);
+    }
+  });
+
   it('speaks German, follows the theme, and says when support is back', async () => {
     await support(s, 'POST', '/admin?r=design', { locale: 'de', theme: 'dark', title: 'Hilfe' });
     await support(s, 'POST', '/admin?r=business_hours', {

@@ -22,6 +22,15 @@ export const FieldSchema = z
   });
 export type CategoryField = z.infer<typeof FieldSchema>;
 
+export const LOCALES = ['en', 'de', 'fr', 'es', 'ar'] as const;
+
+/** The shop's own words in other languages, by language: the widget shows a visitor's where given. */
+const translated = <T extends z.ZodObject>(words: T) =>
+  z
+    .partialRecord(z.enum(LOCALES), words)
+    .optional()
+    .describe('the same words in other languages, by language (en, de, fr, es, ar); what is left out stays as written');
+
 export const CategorySchema = z.object({
   id: slug,
   name: z.string().min(1).max(100),
@@ -30,6 +39,18 @@ export const CategorySchema = z.object({
     .max(50)
     .default([])
     .superRefine(...uniqueBy('id', 'field')),
+  translations: translated(
+    z.object({
+      name: z.string().min(1).max(100).optional(),
+      fields: z
+        .record(
+          slug,
+          z.object({ label: z.string().min(1).max(200).optional(), placeholder: z.string().max(200).optional() }),
+        )
+        .optional()
+        .describe('by field id'),
+    }),
+  ),
 });
 export type Category = z.infer<typeof CategorySchema>;
 export const CategoriesSchema = z
@@ -117,9 +138,6 @@ export const ModulesViewSchema = z.array(
 /** A module missing from the list counts as off (docs/api.md, modules). */
 export const moduleEnabled = (modules: Modules, name: ModuleName) => modules.some((m) => m.name === name && m.enabled);
 
-/** The widget's languages (widget/src/i18n): the fallback when neither the page nor the browser names one of them. */
-export const LOCALES = ['en', 'de', 'fr', 'es', 'ar'] as const;
-
 export const DesignSchema = z.object({
   title: z.string().min(1).max(60).default('Support'),
   greeting: z.string().min(1).max(300).default('Hi! How can we help?'),
@@ -128,7 +146,15 @@ export const DesignSchema = z.object({
   theme: z.enum(['auto', 'light', 'dark']).default('auto'),
   launcher_label: z.string().min(1).max(60).nullable().default(null),
   logo_url: httpUrl().max(2000).nullable().default(null),
+  /** The widget's languages (widget/src/i18n): the one used when neither the page nor the browser names one. */
   locale: z.enum(LOCALES).default('en'),
+  translations: translated(
+    z.object({
+      title: z.string().min(1).max(60).optional(),
+      greeting: z.string().min(1).max(300).optional(),
+      launcher_label: z.string().min(1).max(60).optional(),
+    }),
+  ),
 });
 
 /** Business hours per weekday, Monday first. */

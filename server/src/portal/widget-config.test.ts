@@ -96,6 +96,32 @@ describe('/widget-config', () => {
     }
   });
 
+  it('carries the shop’s words per language (design and categories), refusing a language the widget lacks', async () => {
+    const r = await startServer();
+    try {
+      const design = { title: 'Teapot Shop', translations: { fr: { title: 'La théière', greeting: 'Bonjour !' } } };
+      expect((await r.call('POST', '/admin?r=design', { json: design })).status).toBe(200);
+      const categories = [
+        {
+          id: 'orders',
+          name: 'Orders',
+          fields: [{ id: 'order_no', label: 'Order number', type: 'text' }],
+          translations: { fr: { name: 'Commandes', fields: { order_no: { label: 'Numéro de commande' } } } },
+        },
+      ];
+      expect((await r.call('POST', '/admin?r=categories', { json: { categories } })).status).toBe(200);
+      const res = await r.call('GET', '/widget-config', { key: r.keys.pk });
+      expect(res.body.design).toMatchObject(design);
+      expect(res.body.categories[0].translations).toEqual(categories[0]!.translations);
+      const bad = await r.call('POST', '/admin?r=design', { json: { translations: { pt: { title: 'Loja' } } } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('validation_failed');
+      expect(JSON.stringify(bad.body.error)).toContain('translations');
+    } finally {
+      await r.close();
+    }
+  });
+
   it('gives a secret key the first public key of its mode', async () => {
     const { stored } = createKey('public', 'test');
     await s.running.deps.keys.add(stored);

@@ -45,6 +45,16 @@ export function createStore(ctx: PanelContext, t: Strings) {
   const lang = localeOf(ctx.locale);
   const rtl = isRtl(ctx.locale);
   const count = (forms: Plural, n: number) => plural(ctx.locale, forms, n);
+  // The shop's own words (title, greeting, topics, their fields) in the visitor's language, where given.
+  const { design, categories } = ctx.config;
+  const config = {
+    ...ctx.config,
+    design: { ...design, ...design.translations?.[lang as 'en'] },
+    categories: categories.map((c) => {
+      const tr = c.translations?.[lang as 'en'];
+      return { ...c, ...tr, fields: c.fields.map((f) => ({ ...f, ...tr?.fields?.[f.id] })) };
+    }),
+  };
 
   const view = signal<View>({ name: 'home' });
   const history: View[] = [];
@@ -256,7 +266,7 @@ export function createStore(ctx: PanelContext, t: Strings) {
     lang,
     rtl,
     ctx,
-    config: ctx.config,
+    config,
     view,
     identity,
     prefill,
