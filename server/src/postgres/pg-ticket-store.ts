@@ -153,12 +153,12 @@ export class PgTicketStore implements TicketStore, FileStore {
 
   create(change: TicketChange): Promise<StoredTicket> {
     return this.db.unit(async () => {
-      const sql = await this.db.q();
       const ticket = withoutKeys(change.ticket);
-      if (change.idempotency) await this.claimKey(sql, change.idempotency, ticket.id);
-      const version = await this.insertRow(sql, ticket);
-      await this.insertFiles(sql, ticket.id, change.files ?? []);
-      afterCommit(() => this.remember(ticket.id, { ticket, version }));
+      if (change.idempotency) await this.claimKey(await this.db.q(), change.idempotency, ticket.id);
+      // Nothing is read back: the row goes out with the unit's next statement, or with its COMMIT.
+      const { answer } = await this.db.later((sql) => this.insert(sql, ticket));
+      if (change.files?.length) await this.insertFiles(await this.db.q(), ticket.id, change.files);
+      afterCommit(() => void answer.then(([row]) => this.remember(ticket.id, { ticket, version: row!.version })));
       return ticket;
     });
   }
@@ -193,10 +193,15 @@ export class PgTicketStore implements TicketStore, FileStore {
     });
   }
 
-  /** Writes a ticket row as it is (the migration command's way in, too); answers the row's version. */
-  async insertRow(sql: Sql, ticket: StoredTicket): Promise<string> {
+  /** Writes a ticket row as it is (the migration command's way in). */
+  async insertRow(sql: Sql, ticket: StoredTicket) {
+    await this.insert(sql, ticket);
+  }
+
+  /** The INSERT of a ticket's row, answering the row's version. */
+  private insert(sql: Sql, ticket: StoredTicket) {
     const c = columns(this.mode, withoutKeys(ticket));
-    const [row] = await sql<{ version: string }[]>`
+    return sql<{ version: string }[]>`
       INSERT INTO tickets (mode, id, data, item, status, category, priority, agent_id, email_lower, tags, search,
         created_at, first_response_at, last_customer_at, escalated, last_activity_at, waiting_us, due_at,
         priority_rank)
@@ -205,7 +210,6 @@ export class PgTicketStore implements TicketStore, FileStore {
         ${c.first_response_at}, ${c.last_customer_at}, ${c.escalated}, ${c.last_activity_at}, ${c.waiting_us},
         ${c.due_at}, ${c.priority_rank})
       RETURNING xmin::text AS version`;
-    return row!.version;
   }
 
   /**
