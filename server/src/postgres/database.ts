@@ -175,18 +175,47 @@ export class Database {
     if (this.goneSince !== undefined) return Promise.reject(gone());
     const unit = currentUnit();
     if (!unit) return Promise.resolve(this.sql);
-    unit.tx ??= (async () => {
-      const conn = await this.pool.reserve();
-      try {
-        await conn`begin`;
-      } catch (err) {
-        conn.release();
-        this.failed(err);
-        throw err;
-      }
-      return conn;
-    })();
-    return unit.tx as Promise<postgres.ReservedSql>;
+    return this.tx(unit).then((t) => {
+      flush(t);
+      return t.conn;
+    });
+  }
+
+  /**
+   * The unit's transaction, begun on its first statement. BEGIN waits in the queue of statements
+   * nobody waits for (later() below), so it travels with the first one that is sent.
+   */
+  private tx(unit: Unit): Promise<Tx> {
+    unit.tx ??= this.pool.reserve().then((conn) => ({ conn, queued: [(c) => c`begin`], sent: [] }) as Tx);
+    return unit.tx as Promise<Tx>;
+  }
+
+  /**
+   * Queues a statement whose answer the unit's work does not wait for (a row nothing reads back, a
+   * NOTIFY): it goes out, in order, right before the unit's next statement, or with the COMMIT, so
+   * a request whose writes are all of this kind makes one round trip for BEGIN, them and COMMIT. If
+   * it fails the unit rolls back and the request fails. Resolves at once with its answer to come;
+   * outside a unit the statement runs on the pool and is answered first.
+   */
+  async later<T extends readonly postgres.MaybeRow[]>(
+    make: (sql: Sql) => postgres.PendingQuery<T>,
+  ): Promise<{ answer: Promise<postgres.RowList<T>> }> {
+    if (this.goneSince !== undefined) throw gone();
+    const unit = currentUnit();
+    if (!unit) {
+      const answer = await make(this.sql);
+      return { answer: Promise.resolve(answer) };
+    }
+    const t = await this.tx(unit);
+    let answered!: (answer: Promise<postgres.RowList<T>>) => void;
+    const answer = new Promise<postgres.RowList<T>>((ok) => (answered = ok)).then((a) => a);
+    answer.catch(() => {});
+    t.queued.push((conn) => {
+      const query = make(conn);
+      answered(query);
+      return query as unknown as postgres.PendingQuery<postgres.MaybeRow[]>;
+    });
+    return { answer };
   }
 
   /** For /ready: throws at once while the database is gone, else when it does not answer within the connect timeout. */
@@ -259,15 +288,22 @@ export class Database {
 
   private async end(unit: Unit, commit: boolean) {
     if (!unit.tx) return;
-    const tx = unit.tx as Promise<postgres.ReservedSql>;
+    const tx = unit.tx as Promise<Tx>;
     unit.tx = undefined;
-    const conn = await tx;
+    const t = await tx;
+    const { conn } = t;
     try {
       if (!commit) {
-        await conn`rollback`;
+        if (t.sent.length) await conn`rollback`; // else not even BEGIN went out
         return;
       }
-      const done = await conn`commit`;
+      // COMMIT goes out with the statements still queued, behind those not yet answered.
+      flush(t);
+      const committing = sent(conn`commit`);
+      const answers = await Promise.allSettled(t.sent);
+      const done = await committing;
+      const failed = answers.find((a) => a.status === 'rejected');
+      if (failed) throw failed.reason;
       // PostgreSQL answers COMMIT in a failed transaction with ROLLBACK, not with an error.
       if (done.command !== 'COMMIT') throw new Error('the transaction was rolled back: a statement in it failed');
     } finally {
@@ -285,6 +321,25 @@ export class Database {
     this.closing = true;
     return this.pool.end({ timeout: 5 });
   }
+}
+
+/** A unit's transaction: its connection, the statements waiting to go out, and those sent that nobody waited for. */
+interface Tx {
+  conn: postgres.ReservedSql;
+  queued: ((conn: postgres.ReservedSql) => postgres.PendingQuery<postgres.MaybeRow[]>)[];
+  sent: Promise<unknown>[];
+}
+
+/** Sends the queued statements, in order (the driver writes them out together). */
+function flush(t: Tx) {
+  for (const make of t.queued.splice(0)) t.sent.push(sent(make(t.conn)));
+}
+
+/** Sends a statement now (the driver's queries wait to be awaited), with its failure handled until someone waits for it. */
+function sent<T extends readonly postgres.MaybeRow[]>(query: postgres.PendingQuery<T>): Promise<postgres.RowList<T>> {
+  const answer = query.execute();
+  answer.catch(() => {});
+  return answer;
 }
 
 /** What q() and probe() throw while the database is known to be gone (store/unavailable.ts: a 503). */

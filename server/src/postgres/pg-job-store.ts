@@ -20,9 +20,11 @@ export class PgJobStore implements JobStore {
   constructor(private readonly db: Database) {}
 
   async add(job: Job) {
-    const sql = await this.db.q();
-    await sql`INSERT INTO outbox_jobs (id, job, next_attempt_at)
-      VALUES (${job.id}, ${sql.json(job as unknown as postgres.JSONValue)}, ${job.next_attempt_at})`;
+    // Inside a request's unit it goes out with the commit: nothing waits for its answer.
+    await this.db.later(
+      (sql) => sql`INSERT INTO outbox_jobs (id, job, next_attempt_at)
+        VALUES (${job.id}, ${sql.json(job as unknown as postgres.JSONValue)}, ${job.next_attempt_at})`,
+    );
   }
 
   async claimDue(now: Date, limit: number): Promise<Job[]> {

@@ -35,8 +35,8 @@ export class PgLiveBus implements LiveBus {
     if (Buffer.byteLength(payload) >= MAX_PAYLOAD && message.kind === 'ticket') {
       payload = JSON.stringify({ ...message, ticket: null });
     }
-    const sql = await this.db.q();
-    await sql`SELECT pg_notify(${LIVE_CHANNEL}, ${payload})`;
+    // Nothing waits for its answer: it goes out with the commit.
+    await this.db.later((sql) => sql`SELECT pg_notify(${LIVE_CHANNEL}, ${payload})`);
   }
 
   private async received(payload: string) {

@@ -168,15 +168,17 @@ export class PgTicketStore implements TicketStore, FileStore {
       const sql = await this.db.q();
       if (change.idempotency) await this.claimKey(sql, change.idempotency, change.ticket.id);
       // The counter row stays locked until this transaction ends: creates on every instance take
-      // their numbers one after the other, and a rollback gives the number back.
+      // their numbers one after the other, and a rollback gives the number back. Its answer is
+      // awaited (the 201 carries the number); the ticket's row then goes out with the next statement.
       const [given] = await sql<{ last: number }[]>`
         INSERT INTO ticket_numbers (mode, last) VALUES (${this.mode}, ${FIRST_NUMBER})
         ON CONFLICT (mode) DO UPDATE SET last = ticket_numbers.last + 1
         RETURNING last`;
       const ticket = withNumber(withoutKeys(change.ticket), given!.last);
-      const version = await this.insertRow(sql, ticket);
-      await this.insertFiles(sql, ticket.id, change.files ?? []);
-      afterCommit(() => this.remember(ticket.id, { ticket, version }));
+      // Nothing is read back: the row goes out with the unit's next statement, or with its COMMIT.
+      const { answer } = await this.db.later((q) => this.insert(q, ticket));
+      if (change.files?.length) await this.insertFiles(await this.db.q(), ticket.id, change.files);
+      afterCommit(() => void answer.then(([row]) => this.remember(ticket.id, { ticket, version: row!.version })));
       return ticket;
     });
   }
@@ -212,10 +214,15 @@ export class PgTicketStore implements TicketStore, FileStore {
     });
   }
 
-  /** Writes a ticket row as it is (the migration command's way in, too); answers the row's version. */
-  async insertRow(sql: Sql, ticket: StoredTicket): Promise<string> {
+  /** Writes a ticket row as it is (the migration command's way in). */
+  async insertRow(sql: Sql, ticket: StoredTicket) {
+    await this.insert(sql, ticket);
+  }
+
+  /** The INSERT of a ticket's row, answering the row's version. */
+  private insert(sql: Sql, ticket: StoredTicket) {
     const c = columns(this.mode, withoutKeys(ticket));
-    const [row] = await sql<{ version: string }[]>`
+    return sql<{ version: string }[]>`
       INSERT INTO tickets (mode, id, number, data, item, status, category, priority, agent_id, email_lower, tags,
         search, created_at, first_response_at, last_customer_at, escalated, last_activity_at, waiting_us, due_at,
         priority_rank)
@@ -224,7 +231,6 @@ export class PgTicketStore implements TicketStore, FileStore {
         ${c.first_response_at}, ${c.last_customer_at}, ${c.escalated}, ${c.last_activity_at}, ${c.waiting_us},
         ${c.due_at}, ${c.priority_rank})
       RETURNING xmin::text AS version`;
-    return row!.version;
   }
 
   /** The migration command's: numbers go on after `last` (the highest the data directory ever gave). */
