@@ -72,18 +72,31 @@ export const ownerEmail = optional(z.string().max(254)).describe(
  * GET /ticket's query. Its fast path (http/validate.ts) is what zod answers for a query of strings
  * within the limits: `id` trimmed, `email` kept when given ("" means not given), other names dropped.
  */
-export const TicketQuery = withFastPath(z.object({ id, email: ownerEmail }), (input) => {
-  if (typeof input !== 'object' || input === null) return undefined;
-  const query = input as Record<string, unknown>;
-  const given = query.id;
-  if (typeof given !== 'string') return undefined;
-  const ticketId = given.trim();
-  if (ticketId.length < 1 || ticketId.length > 100) return undefined;
-  if (!('email' in query)) return { id: ticketId };
-  const proof = query.email;
-  if (proof === undefined || proof === null || proof === '') return { id: ticketId, email: undefined };
-  return typeof proof === 'string' && proof.length <= 254 ? { id: ticketId, email: proof } : undefined;
-});
+export const TicketQuery = withFastPath(
+  z.object({
+    id,
+    email: ownerEmail,
+    messages_limit: optional(formInt({ min: 1, max: 200, digits: '^0*([1-9][0-9]?|1[0-9]{2}|200)$' })).describe(
+      'a page of the thread: the newest this many replies (before `messages_before`), with `older_replies`; without it and `messages_before`, every reply',
+    ),
+    messages_before: optional(z.string().min(1).max(100)).describe(
+      'a reply id (`older_replies.cursor`): the page ends just before it (50 replies unless `messages_limit` says)',
+    ),
+  }),
+  (input) => {
+    if (typeof input !== 'object' || input === null) return undefined;
+    const query = input as Record<string, unknown>;
+    if ('messages_limit' in query || 'messages_before' in query) return undefined; // a page: the schema reads it
+    const given = query.id;
+    if (typeof given !== 'string') return undefined;
+    const ticketId = given.trim();
+    if (ticketId.length < 1 || ticketId.length > 100) return undefined;
+    if (!('email' in query)) return { id: ticketId };
+    const proof = query.email;
+    if (proof === undefined || proof === null || proof === '') return { id: ticketId, email: undefined };
+    return typeof proof === 'string' && proof.length <= 254 ? { id: ticketId, email: proof } : undefined;
+  },
+);
 
 export const ReplyInput = z.object({
   ticket_id: id,
