@@ -41,6 +41,7 @@ import { VERSION } from './version.js';
 import { LiveEvents } from './live/live-events.js';
 import { Arrivals } from './shutdown/arrivals.js';
 import { webhookListener, webhookSender } from './webhooks/deliver.js';
+import { LogRetention } from './retention/log-retention.js';
 
 /** The first keys of a fresh data directory, in full (they exist in full only now), and its admin agent. */
 export interface FirstKeys {
@@ -269,6 +270,12 @@ function wireDeps(
     storeProbe: stores.probe,
     webhookLog: stores.webhookLog,
     kbFeedback: stores.kbFeedback,
+    retention: new LogRetention(
+      { audit: stores.audit, webhookLog: stores.webhookLog, outboxLog: stores.outboxLog },
+      config.retentionDays,
+      parts.clock,
+      parts.logger,
+    ),
     turnstile: turnstileVerifier({ verifyUrl: config.turnstileVerifyUrl, fetch: parts.fetch }),
     rateLimiter,
     // Attachments are in the database with PostgreSQL: the data directory's free space says nothing.

@@ -1,3 +1,4 @@
+import type { LogRetention } from './retention/log-retention.js';
 import type { DNSResolver as DnsResolver } from 'mailauth';
 import type { Logger } from 'pino';
 import type { AdminDeps } from './admin/routes.js';
@@ -56,4 +57,6 @@ export interface Deps
   leadership: Leadership;
   /** /ready's store check when the store is not the data directory (PostgreSQL answers). */
   storeProbe: (() => Promise<void>) | undefined;
+  /** Removes log entries past their retention (the scheduler's leader runs it). */
+  retention: LogRetention;
 }

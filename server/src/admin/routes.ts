@@ -154,7 +154,13 @@ function limitsView(config: AdminDeps['config']): LimitsView {
       sk_per_minute: rl.skPerMinute,
       key_failures_per_minute: rl.keyFailuresPerMinute,
     },
-    quotas: { ticket_files: q.ticketFiles, ticket_bytes: q.ticketBytes, upload_bytes_per_hour: q.uploadBytesPerHour },
+    quotas: {
+      ticket_files: q.ticketFiles,
+      ticket_bytes: q.ticketBytes,
+      ticket_messages: q.ticketMessages,
+      ticket_text_chars: q.ticketTextChars,
+      upload_bytes_per_hour: q.uploadBytesPerHour,
+    },
     customer_mail_per_hour: config.customerMailPerHour,
   };
 }

@@ -7,6 +7,8 @@ const onOff = z
   .enum(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'on' || v === 'true' || v === '1' || v === 'yes');
 const count = z.coerce.number().int().min(1).max(1_000_000);
+/** Days a log keeps its entries; 0: for ever. */
+const days = z.coerce.number().int().min(0).max(36_500);
 const megabytes = z.coerce.number().int().min(1).max(100_000_000);
 const MB = 1024 * 1024;
 
@@ -26,6 +28,8 @@ const EnvSchema = z.object({
   TICKETING_KEY_FAILURES_PER_MINUTE: count.default(20),
   TICKETING_QUOTA_TICKET_FILES: count.default(50),
   TICKETING_QUOTA_TICKET_MB: megabytes.default(50),
+  TICKETING_QUOTA_TICKET_MESSAGES: count.default(500),
+  TICKETING_QUOTA_TICKET_TEXT_KB: count.default(1024),
   TICKETING_QUOTA_UPLOAD_MB_PER_HOUR: megabytes.default(100),
   TICKETING_MIN_FREE_DISK_MB: z.coerce.number().int().min(0).max(1_000_000_000).default(500),
   TICKETING_WEBHOOKS_ALLOW_LOCAL: onOff.default(false),
@@ -33,6 +37,9 @@ const EnvSchema = z.object({
     .url({ protocol: /^https?$/ })
     .default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   TICKETING_CUSTOMER_MAIL_PER_HOUR: count.default(5),
+  TICKETING_RETENTION_AUDIT_DAYS: days.default(365),
+  TICKETING_RETENTION_WEBHOOK_LOG_DAYS: days.default(30),
+  TICKETING_RETENTION_OUTBOX_LOG_DAYS: days.default(90),
   TICKETING_SCHEDULER_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   TICKETING_STOP_GRACE_SECONDS: z.coerce.number().min(0).max(300).default(5),
   TICKETING_SESSION_IDLE_HOURS: z.coerce
@@ -95,6 +102,10 @@ export interface QuotaConfig {
   ticketFiles: number;
   /** Bytes of files one ticket may hold. */
   ticketBytes: number;
+  /** Messages (its own and replies, notes included) one ticket may hold before a customer's reply is refused. */
+  ticketMessages: number;
+  /** Characters of message text one ticket may hold before a customer's reply is refused. */
+  ticketTextChars: number;
   /** Bytes of files one client address may upload with public keys in an hour. */
   uploadBytesPerHour: number;
 }
@@ -152,6 +163,14 @@ export interface Config {
   eventsPerAddress: number;
   /** Set: every store is in PostgreSQL and several instances may share it; unset: JSON files in dataDir. */
   database: DatabaseConfig | undefined;
+  /** Days each log keeps its entries (retention/); 0: for ever. */
+  retentionDays: RetentionDays;
+}
+
+export interface RetentionDays {
+  audit: number;
+  webhookLog: number;
+  outboxLog: number;
 }
 
 export interface InboundSmtpConfig {
@@ -230,6 +249,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     quotas: {
       ticketFiles: e.TICKETING_QUOTA_TICKET_FILES,
       ticketBytes: e.TICKETING_QUOTA_TICKET_MB * MB,
+      ticketMessages: e.TICKETING_QUOTA_TICKET_MESSAGES,
+      ticketTextChars: e.TICKETING_QUOTA_TICKET_TEXT_KB * 1024,
       uploadBytesPerHour: e.TICKETING_QUOTA_UPLOAD_MB_PER_HOUR * MB,
     },
     sessions: {
@@ -259,6 +280,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventsRecheckMs: e.TICKETING_EVENTS_RECHECK_SECONDS * 1000,
     eventsPerCredential: e.TICKETING_EVENTS_PER_CREDENTIAL,
     eventsPerAddress: e.TICKETING_EVENTS_PER_ADDRESS,
+    retentionDays: {
+      audit: e.TICKETING_RETENTION_AUDIT_DAYS,
+      webhookLog: e.TICKETING_RETENTION_WEBHOOK_LOG_DAYS,
+      outboxLog: e.TICKETING_RETENTION_OUTBOX_LOG_DAYS,
+    },
     database: e.TICKETING_DATABASE_URL
       ? {
           url: e.TICKETING_DATABASE_URL,

@@ -43,7 +43,13 @@ async function storedFiles(s: TestServer) {
 describe('quotas', () => {
   it('have the documented defaults', () => {
     const c = loadConfig({});
-    expect(c.quotas).toEqual({ ticketFiles: 50, ticketBytes: 50 * MB, uploadBytesPerHour: 100 * MB });
+    expect(c.quotas).toEqual({
+      ticketFiles: 50,
+      ticketBytes: 50 * MB,
+      ticketMessages: 500,
+      ticketTextChars: 1024 * KB,
+      uploadBytesPerHour: 100 * MB,
+    });
     expect(c.minFreeDiskBytes).toBe(500 * MB);
   });
 
@@ -71,6 +77,43 @@ describe('quotas', () => {
     expect(four.status).toBe(413);
     expect(four.body.error).toMatchObject({ code: 'ticket_quota_exceeded', param: 'attachments[]' });
     expect((await s.call('GET', '/list')).body.total).toBe(1);
+  });
+
+  it('refuse a customer’s reply past a ticket’s messages or text with 413; support may still answer (issue 33)', async () => {
+    const s = await server({ TICKETING_QUOTA_TICKET_MESSAGES: '4', TICKETING_QUOTA_TICKET_TEXT_KB: '100' });
+    const customer = (t: { id: string }, message: string) =>
+      s.call('POST', '/reply', { key: s.keys.pk, json: { ticket_id: t.id, email: 'ada@example.com', message } });
+    // Messages: the ticket's own message and three replies make four.
+    const t = await createTicket(s);
+    for (let i = 0; i < 2; i++) expect((await customer(t, `more ${i}`)).status).toBe(201);
+    expect((await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'On it.' } })).status).toBe(201);
+    const full = await customer(t, 'one more');
+    expect(full.status).toBe(413);
+    expect(full.body.error).toMatchObject({ code: 'ticket_quota_exceeded', param: 'message' });
+    expect(full.body.error.message).toContain('at most 4 messages');
+    // Support's replies and notes are still taken, and nothing of the refused one was stored.
+    expect((await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'Closing.' } })).status).toBe(201);
+    const thread = (await s.call('GET', `/ticket?id=${t.id}`)).body;
+    expect(thread.replies.map((r: { message: string }) => r.message)).toEqual([
+      'more 0',
+      'more 1',
+      'On it.',
+      'Closing.',
+    ]);
+
+    // Text: 49 KB replies, as in the report, stop at 100 KB of text on another ticket.
+    const big = await createTicket(s);
+    const text49 = 'x'.repeat(49 * 1000);
+    expect((await customer(big, text49)).status).toBe(201);
+    expect((await customer(big, text49)).status).toBe(201);
+    const tooMuch = await customer(big, text49);
+    expect(tooMuch.status).toBe(413);
+    expect(tooMuch.body.error.code).toBe('ticket_quota_exceeded');
+    expect((await customer(big, 'short')).status).toBe(201); // what still fits is taken
+    expect((await s.call('GET', '/admin?r=limits')).body.limits.quotas).toMatchObject({
+      ticket_messages: 4,
+      ticket_text_chars: 100 * 1024,
+    });
   });
 
   it('refuse a file that would pass the bytes-per-ticket quota with 413', async () => {

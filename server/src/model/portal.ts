@@ -236,6 +236,8 @@ export const LimitsViewSchema = z.object({
   quotas: z.object({
     ticket_files: z.number().int(),
     ticket_bytes: z.number().int(),
+    ticket_messages: z.number().int(),
+    ticket_text_chars: z.number().int(),
     upload_bytes_per_hour: z.number().int(),
   }),
   customer_mail_per_hour: z.number().int(),

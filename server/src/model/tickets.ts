@@ -146,6 +146,16 @@ export const TicketSchema = z
         'staff only: out of the needs_reply view until this time or the customer’s next message (/snooze); ' +
           'absent or null when not snoozed',
       ),
+    older_replies: z
+      .strictObject({
+        count: z.number().int().min(1).describe('replies older than the first one in `replies`'),
+        cursor: z.string().describe('pass as `messages_before` to read them'),
+      })
+      .nullable()
+      .optional()
+      .describe(
+        'only on a read of a page of the thread (`messages_limit` or `messages_before`): the older replies the caller may read, or null when `replies` starts at the first',
+      ),
   })
   .meta({ id: 'Ticket' });
 export type Ticket = z.infer<typeof TicketSchema>;
@@ -183,6 +193,7 @@ export type LastMessage = z.infer<typeof LastMessageSchema>;
 export const TicketListItemSchema = TicketSchema.omit({
   message: true,
   replies: true,
+  older_replies: true,
   attachments: true,
   activity: true,
 })

@@ -28,6 +28,12 @@ export class PgLog<T> implements LogStore<T> {
     return rows.map((r) => r.entry);
   }
 
+  async prune(before: string): Promise<number> {
+    const sql = await this.db.q();
+    const { count } = await sql`DELETE FROM logs WHERE log = ${this.name} AND entry->>'at' < ${before}`;
+    return count;
+  }
+
   close() {
     return Promise.resolve();
   }

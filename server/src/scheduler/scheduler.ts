@@ -9,6 +9,7 @@ import { setStatus } from '../tickets/statuses.js';
 import { firstClosedStatus, isClosedStatus } from '../tickets/statuses.js';
 import type { LiveEvents } from '../live/live-events.js';
 import type { Leadership } from './leadership.js';
+import type { LogRetention } from '../retention/log-retention.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -20,6 +21,7 @@ export interface SchedulerDeps extends AutomationDeps {
   events: TicketEvents;
   /** Escalations raise no ticket event; the console's stream hears of them here. */
   live: Pick<LiveEvents, 'changed'>;
+  retention: Pick<LogRetention, 'prune'>;
 }
 
 /**
@@ -60,6 +62,7 @@ export class Scheduler {
           await this.autoclose(mode);
         }
         await this.deps.leadership.housekeeping();
+        await this.deps.retention.prune();
       }
       await this.deps.outbox.process();
     })().finally(() => (this.ticking = undefined));

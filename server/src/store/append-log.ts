@@ -1,6 +1,9 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { randomToken } from '../model/index.js';
+import { syncDir, TEMP_SUFFIX } from './durable-write.js';
 import type { LogStore } from './log-store.js';
-import { gated } from './write-gate.js';
+import { exclusively, gated } from './write-gate.js';
 
 const KEEP_IN_MEMORY = 500; // the most a log read may ask for
 
@@ -16,7 +19,7 @@ export class AppendLog<T> implements LogStore<T> {
   private flushing: Promise<void> | undefined;
 
   private constructor(
-    private readonly handle: FileHandle,
+    private handle: FileHandle,
     private readonly path: string,
   ) {}
 
@@ -103,11 +106,86 @@ export class AppendLog<T> implements LogStore<T> {
     return found;
   }
 
+  /**
+   * Drops the entries older than `before` (an ISO time) from the start of the file: the log is in
+   * the order entries were written, so this stops at the first entry that is not older. The rest is
+   * copied into a new file that replaces the old one (a crash leaves one or the other whole), with
+   * the write gate closed: appends wait meanwhile (a copy of the remaining entries). Returns how many
+   * entries were dropped.
+   */
+  async prune(before: string): Promise<number> {
+    const { offset, dropped } = await this.olderPrefix(before);
+    if (!dropped) return 0;
+    await exclusively(this.path, async () => {
+      while (this.flushing) await this.flushing; // no gate (a test): let the batch on its way land first
+      const { size } = await this.handle.stat();
+      const temp = `${this.path}.${randomToken(8)}${TEMP_SUFFIX}`;
+      const out = await open(temp, 'w', 0o600);
+      try {
+        const chunk = Buffer.alloc(1024 * 1024);
+        for (let at = offset; at < size;) {
+          const { bytesRead } = await this.handle.read(chunk, 0, Math.min(chunk.length, size - at), at);
+          if (!bytesRead) break;
+          await out.write(chunk.subarray(0, bytesRead));
+          at += bytesRead;
+        }
+        await out.sync();
+        await out.close();
+        await rename(temp, this.path);
+      } catch (err) {
+        await out.close().catch(() => {});
+        await unlink(temp).catch(() => {});
+        throw err;
+      }
+      await syncDir(dirname(this.path));
+      const old = this.handle;
+      this.handle = await open(this.path, 'a+', 0o600);
+      await old.close();
+    });
+    this.recentEntries = this.recentEntries.filter((e) => !isOlder(e, before));
+    return dropped;
+  }
+
+  /** The byte length of the run of entries older than `before` at the start of the file, and their number. */
+  private async olderPrefix(before: string): Promise<{ offset: number; dropped: number }> {
+    const { size } = await this.handle.stat();
+    const chunk = Buffer.alloc(256 * 1024);
+    let offset = 0;
+    let dropped = 0;
+    let carry = Buffer.alloc(0);
+    for (let at = 0; at < size;) {
+      const { bytesRead } = await this.handle.read(chunk, 0, Math.min(chunk.length, size - at), at);
+      if (!bytesRead) break;
+      at += bytesRead;
+      let data = Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+      for (let nl = data.indexOf(10); nl >= 0; nl = data.indexOf(10)) {
+        const line = data.subarray(0, nl).toString('utf8');
+        let entry: unknown;
+        try {
+          entry = JSON.parse(line);
+        } catch {
+          entry = undefined; // a line cut by a crash: dropped with the old entries around it
+        }
+        if (entry !== undefined && !isOlder(entry, before)) return { offset, dropped };
+        offset += nl + 1;
+        if (entry !== undefined) dropped++;
+        data = data.subarray(nl + 1);
+      }
+      carry = data;
+    }
+    return { offset, dropped };
+  }
+
   async close() {
     await this.flushing;
     await this.handle.close();
   }
 }
+
+const isOlder = (entry: unknown, before: string) => {
+  const at = (entry as { at?: unknown }).at;
+  return typeof at === 'string' && at < before;
+};
 
 /** The last `bytes` of the file: the log grows without bound, start-up reads only its end. */
 async function readTail(handle: FileHandle, bytes: number): Promise<string> {

@@ -23,6 +23,10 @@ export class FileAuditLog implements AuditStore {
     return this.log.scan(auditMatches(filter), limit, before === undefined ? undefined : (e) => e.id === before);
   }
 
+  prune(before: string) {
+    return this.log.prune(before);
+  }
+
   close() {
     return this.log.close();
   }

@@ -9,6 +9,8 @@ export interface LogStore<T> {
   append(entry: T): Promise<void>;
   /** The newest `limit` entries, newest first. */
   recent(limit: number): Promise<T[]>;
+  /** Removes the entries whose `at` is before `before` (an ISO time); resolves to how many (retention/). */
+  prune(before: string): Promise<number>;
   close(): Promise<void>;
 }
 

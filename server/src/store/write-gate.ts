@@ -80,6 +80,11 @@ export class WriteGate {
     }
   }
 
+  /** Notes a change made with the gate closed (exclusively()), for a backup journalling meanwhile. */
+  noteChange(path: string) {
+    this.journal?.add(path);
+  }
+
   /** Starts noting every path a write passes with (call it with the gate closed, so none is missed). */
   startJournal() {
     this.journal = new Set();
@@ -126,4 +131,19 @@ export function gated<T>(path: string, write: () => Promise<T>): Promise<T> {
 export function gatedTogether<T>(dir: string, writes: () => Promise<T>): Promise<T> {
   const gate = gateFor(dir);
   return gate ? gate.pass(undefined, writes) : writes();
+}
+
+/**
+ * Runs `work` with the gate of `path`'s directory closed: no gated write runs meanwhile (a log rewritten
+ * whole, store/append-log.ts prune). `work` must not pass the gate itself. A backup journalling
+ * meanwhile links `path` again.
+ */
+export function exclusively<T>(path: string, work: () => Promise<T>): Promise<T> {
+  const gate = gateFor(path);
+  return gate
+    ? gate.closeWhile(() => {
+        gate.noteChange(path);
+        return work();
+      })
+    : work();
 }

@@ -292,6 +292,25 @@ function serializedView(view: View, ticket: StoredTicket): ReadReply {
   })());
 }
 
+/**
+ * A page of a ticket's thread, newest last as always: a ticket can hold hundreds of replies (issue 33),
+ * and the console reads the newest first, then older ones on request. Counted in the caller's view, so
+ * a customer's cursor never counts or names an internal note.
+ */
+function threadPage<T extends { replies: { id: string }[] }>(view: T, limit: number, before: string | undefined) {
+  let end = view.replies.length;
+  if (before !== undefined) {
+    end = view.replies.findIndex((r) => r.id === before);
+    if (end < 0) throw validationError('messages_before', 'is not a reply of this ticket');
+  }
+  const start = Math.max(0, end - limit);
+  return {
+    ...view,
+    replies: view.replies.slice(start, end),
+    older_replies: start > 0 ? { count: start, cursor: view.replies[start]!.id } : null,
+  };
+}
+
 const read = route({
   method: 'get',
   path: '/ticket',
@@ -318,7 +337,9 @@ const read = route({
       ticket = owns(await store.getByNumber(query.number!));
     }
     await markSeen(store, actor, ticket);
-    return serializedView(viewOf(actor), ticket);
+    if (query.messages_limit === undefined && query.messages_before === undefined)
+      return serializedView(viewOf(actor), ticket);
+    return { body: threadPage(viewFor(actor, ticket), query.messages_limit ?? 50, query.messages_before) };
   },
 });
 
@@ -362,6 +383,7 @@ const reply = route({
     403: ['secret_key_required', 'blocked'],
     404: ['ticket_not_found'],
     409: ['idempotency_key_reused', 'ticket_changed'],
+    413: ['ticket_quota_exceeded'],
   },
   async handler({ actor, body: input, fields, ip, header }, deps) {
     const customer = actor.kind === 'customer';
@@ -398,6 +420,7 @@ const reply = route({
           !fromCustomer && !note,
         );
         if (customer) checkBlocklists(config.blocklists, { ip, email: current.email, texts: [message] });
+        deps.quotas.checkThread(current, message, actor);
         const at = deps.clock().toISOString();
         added = {
           id: newId('rpl'),

@@ -83,11 +83,18 @@ export const TicketQuery = withFastPath(
       'the ticket’s number (1042 for #1042), instead of `id`',
     ),
     email: ownerEmail,
+    messages_limit: optional(formInt({ min: 1, max: 200, digits: '^0*([1-9][0-9]?|1[0-9]{2}|200)$' })).describe(
+      'a page of the thread: the newest this many replies (before `messages_before`), with `older_replies`; without it and `messages_before`, every reply',
+    ),
+    messages_before: optional(z.string().min(1).max(100)).describe(
+      'a reply id (`older_replies.cursor`): the page ends just before it (50 replies unless `messages_limit` says)',
+    ),
   }),
   (input) => {
     if (typeof input !== 'object' || input === null) return undefined;
     const query = input as Record<string, unknown>;
     if ('number' in query) return undefined;
+    if ('messages_limit' in query || 'messages_before' in query) return undefined; // a page: the schema reads it
     const given = query.id;
     if (typeof given !== 'string') return undefined;
     const ticketId = given.trim();
