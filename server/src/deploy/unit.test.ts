@@ -114,6 +114,23 @@ describe('deploy/ticketing.service', () => {
   });
 });
 
+describe('deploy/ticketing@.service', () => {
+  it('is the single unit with the port from the instance name and an optional file per instance', () => {
+    const template = parseUnit(read('deploy/ticketing@.service'));
+    expect(unitEnvironment(template)).toEqual({ ...unitEnvironment(unit), TICKETING_PORT: '%i' });
+    expect(template.Service!.EnvironmentFile).toEqual(['/etc/ticketing/env', '-/etc/ticketing/env.%i']);
+    // Everything else (user, paths, hardening, stop timeout) is the single unit's, setting for setting.
+    const rest = (u: Unit) => {
+      const { Environment, EnvironmentFile, ...service } = u.Service!;
+      void Environment;
+      void EnvironmentFile;
+      return { ...u, Unit: { ...u.Unit, Description: [] }, Service: service };
+    };
+    expect(rest(template)).toEqual(rest(unit));
+    expect(template.Unit!.Description).toEqual(['Ticketing customer-support server on port %i']);
+  });
+});
+
 describe('docs/deploy.md', () => {
   it('shows the shipped proxy configurations exactly, and points at the unit file', () => {
     const guide = read('docs/deploy.md');
