@@ -1,16 +1,13 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChild, type ChildServer } from '../test-support/child-server.js';
-import { eventually } from '../test-support/receiver.js';
+import { caddyEnv, caddySite, call, nginxSite, startCaddy, startNginx } from '../test-support/proxies.js';
 import { makeKeys, ticketInput } from '../test-support/server.js';
-import { freePort } from '../test-support/smtp.js';
 import { parseUnit, serviceEnvironment } from '../test-support/systemd-unit.js';
 
 // Needs Debian's systemd (systemd-analyze), nginx and caddy: .ci/run installs them; `pnpm test:system`.
@@ -21,52 +18,6 @@ const keys = makeKeys();
 let work: string;
 let server: ChildServer;
 const children: ChildProcess[] = [];
-
-/** A request through the proxy from a chosen loopback address (127.0.0.0/8 is all this machine). */
-function call(
-  port: number,
-  method: string,
-  path: string,
-  options: { from?: string; key?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((ok, fail) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        localAddress: options.from ?? '127.0.0.1',
-        headers: {
-          Host: 'support.example.com',
-          ...(options.key ? { Authorization: `Bearer ${options.key}` } : {}),
-          ...options.headers,
-        },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (body += c));
-        res.on('end', () => ok({ status: res.statusCode!, headers: res.headers, body }));
-      },
-    );
-    req.on('error', fail);
-    req.end(options.body);
-  });
-}
-
-/** Waits until something accepts connections on the port. */
-const listening = (port: number) =>
-  eventually(
-    () =>
-      new Promise<boolean>((ok) => {
-        const socket = createServer().listen(port, '127.0.0.1');
-        socket.on('listening', () => socket.close(() => ok(false)));
-        socket.on('error', () => ok(true));
-      }),
-    15_000,
-    `a listener on port ${port}`,
-  );
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ticketing-proxy-'));
@@ -100,51 +51,34 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('deploy/ticketing.service', () => {
+describe('deploy/ticketing.service and ticketing@.service', () => {
   it('passes systemd-analyze verify', async () => {
     const { stdout, stderr } = await run('systemd-analyze', ['verify', join(ROOT, 'deploy', 'ticketing.service')]);
+    expect(stdout + stderr).toBe('');
+  });
+
+  it('passes systemd-analyze verify as an instance of the template (ticketing@3001)', async () => {
+    // An instance is verified from the template beside it, with %i filled in.
+    const dir = join(work, 'units');
+    await cp(join(ROOT, 'deploy', 'ticketing@.service'), join(dir, 'ticketing@.service'));
+    const { stdout, stderr } = await run('systemd-analyze', ['verify', join(dir, 'ticketing@3001.service')]);
     expect(stdout + stderr).toBe('');
   });
 });
 
 describe('behind nginx, with the configuration of docs/deploy.md', () => {
   let port: number;
+  let log: string;
   beforeAll(async () => {
-    port = await freePort();
     const upstream = new URL(server.url).port;
-    const site = (await deployFile('nginx.conf'))
-      .replace('listen 80;', `listen 127.0.0.1:${port};`)
-      .replace('listen [::]:80;', '')
-      .replace('server 127.0.0.1:3000;', `server 127.0.0.1:${upstream};`)
-      .replace('/var/log/nginx/ticketing.access.log', join(work, 'nginx', 'ticketing.access.log'));
-    expect(site).toContain(`server 127.0.0.1:${upstream};`);
-    const prefix = join(work, 'nginx');
-    await mkdir(prefix);
-    await writeFile(join(prefix, 'site.conf'), site);
-    await writeFile(
-      join(prefix, 'nginx.conf'),
-      `daemon off;
-${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/error.log;
-events { worker_connections 64; }
-http {
-  access_log ${prefix}/access.log;
-  client_body_temp_path ${prefix}/body;
-  proxy_temp_path ${prefix}/proxy;
-  fastcgi_temp_path ${prefix}/fastcgi;
-  uwsgi_temp_path ${prefix}/uwsgi;
-  scgi_temp_path ${prefix}/scgi;
-  include ${prefix}/site.conf;
-}
-`,
-    );
-    const args = ['-p', prefix, '-c', join(prefix, 'nginx.conf')];
-    await run('nginx', [...args, '-t']);
-    const nginx = spawn('nginx', args, { stdio: 'ignore' });
-    children.push(nginx);
-    await listening(port);
+    const conf = await deployFile('nginx.conf');
+    const nginx = await startNginx(work, (listen, prefix) => {
+      log = join(prefix, 'ticketing.access.log');
+      // One instance here: the second upstream line goes, as the guide says for a single one.
+      return nginxSite(conf, listen, [upstream], log);
+    });
+    children.push(nginx.process);
+    port = nginx.port;
   });
 
   it('passes requests through, with nginx’s request id', async () => {
@@ -155,12 +89,8 @@ http {
     expect(JSON.parse(me.body).portal.public_url).toBe('https://support.example.com');
     expect(me.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/); // $request_id, kept by the server
     // nginx's own log line for the request ends with the same id (nginx writes it when the request ends).
-    await expect
-      .poll(async () => readFile(join(work, 'nginx', 'ticketing.access.log'), 'utf8').catch(() => ''))
-      .toContain(`"GET /v1/me HTTP/1.1" 200`);
-    const line = (await readFile(join(work, 'nginx', 'ticketing.access.log'), 'utf8'))
-      .split('\n')
-      .find((l) => l.includes('GET /v1/me '));
+    await expect.poll(async () => readFile(log, 'utf8').catch(() => '')).toContain(`"GET /v1/me HTTP/1.1" 200`);
+    const line = (await readFile(log, 'utf8')).split('\n').find((l) => l.includes('GET /v1/me '));
     expect(line).toMatch(new RegExp(` ${me.headers['x-request-id']}$`));
     expect((await call(port, 'GET', '/docs')).status).toBe(200);
   });
@@ -203,28 +133,17 @@ describe('behind Caddy, with the Caddyfile of docs/deploy.md', () => {
     const { stdout } = await run(
       'caddy',
       ['validate', '--config', join(ROOT, 'deploy', 'Caddyfile'), '--adapter', 'caddyfile'],
-      {
-        env: { ...process.env, XDG_DATA_HOME: join(work, 'caddy-data'), XDG_CONFIG_HOME: join(work, 'caddy-config') },
-      },
+      { env: caddyEnv(work) },
     );
     expect(stdout).toContain('Valid configuration');
   });
 
   it('passes the client’s real address and drops a forged one (its site served over plain HTTP here)', async () => {
-    const port = await freePort();
     const upstream = new URL(server.url).port;
-    // No certificate authority can be reached here: the same site block, on a plain HTTP address.
-    const file = (await deployFile('Caddyfile'))
-      .replace('support.example.com {', `{\n\tadmin off\n}\nhttp://support.example.com:${port} {\n\tbind 127.0.0.1`)
-      .replace('reverse_proxy 127.0.0.1:3000', `reverse_proxy 127.0.0.1:${upstream}`);
-    const config = join(work, 'Caddyfile');
-    await writeFile(config, file);
-    const caddy = spawn('caddy', ['run', '--config', config, '--adapter', 'caddyfile'], {
-      stdio: 'ignore',
-      env: { ...process.env, XDG_DATA_HOME: join(work, 'caddy-data'), XDG_CONFIG_HOME: join(work, 'caddy-config') },
-    });
-    children.push(caddy);
-    await listening(port);
+    const file = await deployFile('Caddyfile');
+    const caddy = await startCaddy(work, (port) => caddySite(file, port, [upstream]));
+    children.push(caddy.process);
+    const port = caddy.port;
     const create = (from: string, headers: Record<string, string> = {}) =>
       call(port, 'POST', '/v1/create', {
         from,

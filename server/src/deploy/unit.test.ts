@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/config.js';
 import { startChild } from '../test-support/child-server.js';
+import { NOBODY, checkoutPathForOthers, nodeForOthers } from '../test-support/other-user.js';
 import { parseUnit, serviceEnvironment, unitEnvironment, type Unit } from '../test-support/systemd-unit.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -114,6 +117,23 @@ describe('deploy/ticketing.service', () => {
   });
 });
 
+describe('deploy/ticketing@.service', () => {
+  it('is the single unit with the port from the instance name and an optional file per instance', () => {
+    const template = parseUnit(read('deploy/ticketing@.service'));
+    expect(unitEnvironment(template)).toEqual({ ...unitEnvironment(unit), TICKETING_PORT: '%i' });
+    expect(template.Service!.EnvironmentFile).toEqual(['/etc/ticketing/env', '-/etc/ticketing/env.%i']);
+    // Everything else (user, paths, hardening, stop timeout) is the single unit's, setting for setting.
+    const rest = (u: Unit) => {
+      const { Environment, EnvironmentFile, ...service } = u.Service!;
+      void Environment;
+      void EnvironmentFile;
+      return { ...u, Unit: { ...u.Unit, Description: [] }, Service: service };
+    };
+    expect(rest(template)).toEqual(rest(unit));
+    expect(template.Unit!.Description).toEqual(['Ticketing customer-support server on port %i']);
+  });
+});
+
 describe('docs/deploy.md', () => {
   it('shows the shipped proxy configurations exactly, and points at the unit file', () => {
     const guide = read('docs/deploy.md');
@@ -121,5 +141,43 @@ describe('docs/deploy.md', () => {
     expect(blocks.find((b) => b.lang === 'nginx')?.text).toBe(read('deploy/nginx.conf'));
     expect(blocks.find((b) => b.lang === 'caddyfile')?.text).toBe(read('deploy/Caddyfile'));
     expect(blocks.find((b) => b.lang === 'ini')?.text).toBe(read('deploy/ticketing.service'));
+  });
+});
+
+describe('the CLI wrapper of docs/deploy.md', () => {
+  it('runs the CLI as the service user on the unit’s data directory with the env file, as root without sudo', async () => {
+    // The script as the guide writes it, for the user nobody and this test's paths; run by root with
+    // no sudo on the PATH (cron runs it as root; minimal images have no sudo).
+    const script = /sudo tee \/usr\/local\/bin\/ticketing >\/dev\/null <<'SH'\n([^]*?)\nSH\n/.exec(
+      read('docs/deploy.md'),
+    )![1]!;
+    const dir = await mkdtemp(join(tmpdir(), 'ticketing-wrapper-'));
+    try {
+      await chmod(dir, 0o755);
+      const data = join(dir, 'data');
+      await mkdir(data, { mode: 0o700 });
+      await chown(data, NOBODY.uid, NOBODY.gid);
+      const envFile = join(dir, 'env');
+      await writeFile(envFile, 'TICKETING_PUBLIC_URL=https://support.example.com\n', { mode: 0o644 });
+      const wrapper = join(dir, 'ticketing');
+      const text = script
+        .replace('-u ticketing', `-u ${(await promisify(execFile)('id', ['-nu', String(NOBODY.uid)])).stdout.trim()}`)
+        .replace('TICKETING_DATA_DIR=/var/lib/ticketing', `TICKETING_DATA_DIR=${data}`)
+        .replaceAll('/etc/ticketing/env', envFile)
+        .replace('/usr/bin/node', nodeForOthers())
+        .replace(
+          '/opt/ticketing/server/bin/ticketing.js',
+          checkoutPathForOthers(join(ROOT, 'server/bin/ticketing.js')),
+        );
+      await writeFile(wrapper, `${text}\n`, { mode: 0o755 });
+      const { stdout } = await promisify(execFile)(wrapper, ['keys', 'create', '--public'], {
+        env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+      });
+      expect(stdout).toMatch(/pk_live_[A-Za-z0-9]{24,}/);
+      // Written by the service user, into the unit's data directory (not ./data beside the checkout).
+      expect((await stat(join(data, 'config.json'))).uid).toBe(NOBODY.uid);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
