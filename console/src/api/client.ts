@@ -5,6 +5,7 @@ import type {
 import type { BusinessHours, HoursNow, Rule, RulesTestResult } from '@ticketing/server/model';
 import type {
   BulkResult,
+  ConsoleReply,
   BulkSet,
   ConsoleTicket,
   Counts,
@@ -27,6 +28,8 @@ export class ApiError extends Error {
     readonly details: { param: string; message: string }[] = [],
     /** Seconds, from Retry-After (429, 503). */
     readonly retryAfter?: number,
+    /** 409 ticket_changed: the messages that came in since the one the reply named as seen. */
+    readonly messages: ConsoleReply[] = [],
   ) {
     super(message);
   }
@@ -90,6 +93,7 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
         e.param,
         e.details ?? [],
         Number.isFinite(retry) && retry > 0 ? retry : undefined,
+        Array.isArray(e.messages) ? e.messages : [],
       );
       if (err.code === 'not_signed_in' && path !== '/session') hooks.signedOut?.();
       if (err.code === 'password_change_required') hooks.passwordChangeRequired?.();
@@ -160,9 +164,19 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     counts: () => get<Counts>('/counts'),
     ticket: (id: string) => get<ConsoleTicket>('/ticket', { id }),
     reply: (
-      body: { ticket_id: string; message: string; internal?: boolean; status?: string; macro?: string },
+      body: {
+        ticket_id: string;
+        message: string;
+        internal?: boolean;
+        status?: string;
+        macro?: string;
+        seen_message_id?: string;
+        force?: boolean;
+      },
       idempotencyKey: string,
     ) => post<ConsoleTicket>('/reply', body, { 'Idempotency-Key': idempotencyKey }),
+    /** Out of Needs reply until `until` (ISO) or the customer's next message; null wakes it. */
+    snooze: (ticket_id: string, until: string | null) => post<ConsoleTicket>('/snooze', { ticket_id, until }),
     upload: (ticket_id: string, file: File, reply_id?: string) => {
       const form = new FormData();
       form.append('ticket_id', ticket_id);
@@ -181,6 +195,7 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
       post<ConsoleTicket>('/spam', block ? { ticket_id, block } : { ticket_id }),
     bulk: (ticket_ids: string[], set: BulkSet) => post<BulkResult>('/bulk', { ticket_ids, set }),
     typing: (ticket_id: string) => call<void>('POST', '/typing', { json: { ticket_id } }),
+    viewing: (ticket_id: string) => call<void>('POST', '/viewing', { json: { ticket_id } }),
 
     report: (query: Query) => get<Report>('/reports', query),
     /** The same report as a CSV download (the cookie authorises the GET). */

@@ -77,7 +77,17 @@ export interface TicketList {
   offset: number;
 }
 
-export const VIEWS = ['needs_reply', 'mine', 'unassigned', 'due_soon', 'overdue', 'open', 'closed', 'all'] as const;
+export const VIEWS = [
+  'needs_reply',
+  'snoozed',
+  'mine',
+  'unassigned',
+  'due_soon',
+  'overdue',
+  'open',
+  'closed',
+  'all',
+] as const;
 export type ViewName = (typeof VIEWS)[number];
 export const SORTS = ['activity', 'created', 'due', 'priority'] as const;
 export type SortName = (typeof SORTS)[number];

@@ -1,10 +1,10 @@
 import { useSignal } from '@preact/signals';
-import { Markdown } from '@ticketing/widget/text';
-import type { ConsoleTicket } from '../api/types.js';
+import { Markdown, PlainText } from '@ticketing/widget/text';
+import type { ConsoleReply, ConsoleTicket } from '../api/types.js';
 import { fill } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
 import { Icon } from './icons.js';
-import { bytes, fillPlaceholders } from './format.js';
+import { bytes, dateTime, fillPlaceholders } from './format.js';
 
 /**
  * The reply box: a reply to the customer or an internal note, Markdown with a preview, files by
@@ -20,6 +20,9 @@ export function ReplyBox({ ticket }: { ticket: ConsoleTicket }) {
   const files = state.filesFor(id);
   const error = state.sendError.value[id];
   const typing = state.typing.value[id];
+  const viewers = Object.values(state.viewers.value[id] ?? {}).filter((v) => v.name !== typing?.name);
+  const conflict = state.conflicts.value[id];
+  const replyStatus = s.replyStatus.value;
   const preview = useSignal(false);
   const dragging = useSignal(false);
   const macros = s.macros.value;
@@ -76,6 +79,12 @@ export function ReplyBox({ ticket }: { ticket: ConsoleTicket }) {
           {fill(t.replying, { name: typing.name })}
         </p>
       )}
+      {viewers.length > 0 && (
+        <p class="viewing" role="status">
+          {viewers.map((v) => fill(t.viewing, { name: v.name })).join(' · ')}
+        </p>
+      )}
+      {conflict && <Changed messages={conflict} onForce={() => state.send(id, { force: true })} />}
       <fieldset class="mode">
         <legend class="sr">{t.composeMode}</legend>
         <label class={!note ? 'on' : ''}>
@@ -222,7 +231,9 @@ export function ReplyBox({ ticket }: { ticket: ConsoleTicket }) {
                 value={draft.status}
                 onChange={(e) => state.setDraft(id, { status: e.currentTarget.value })}
               >
-                <option value="">{t.keepStatus}</option>
+                <option value="">
+                  {fill(t.keepStatus, { status: replyStatus ? s.statusName(replyStatus) : t.status })}
+                </option>
                 {statuses.map((st) => (
                   <option value={st.id}>{s.statusName(st.id)}</option>
                 ))}
@@ -234,6 +245,35 @@ export function ReplyBox({ ticket }: { ticket: ConsoleTicket }) {
           </button>
         </div>
       </form>
+    </section>
+  );
+}
+
+/**
+ * The reply was refused (409 ticket_changed): what came in while the agent wrote, above the draft
+ * they still have, and "Send anyway" for a reply that stands regardless.
+ */
+function Changed({ messages, onForce }: { messages: ConsoleReply[]; onForce: () => void }) {
+  const s = useStore();
+  const t = s.t.value;
+  return (
+    <section class="banner changed" role="alert" aria-labelledby="changed-title">
+      <h3 id="changed-title">{t.changedTitle}</h3>
+      <ol class="changed-list">
+        {messages.map((m) => (
+          <li key={m.id} class={m.internal ? 'note' : m.from_customer ? 'customer' : 'support'}>
+            <p class="changed-meta">
+              <strong>{m.author ?? (m.from_customer ? t.customer : t.support)}</strong>{' '}
+              <time dateTime={m.created_at}>{dateTime(m.created_at, s.locale.value)}</time>
+            </p>
+            {m.from_customer ? <PlainText source={m.message} /> : <Markdown source={m.message} />}
+          </li>
+        ))}
+      </ol>
+      <p class="hint">{t.changedHint}</p>
+      <button type="button" class="btn" onClick={onForce}>
+        {t.sendAnyway}
+      </button>
     </section>
   );
 }

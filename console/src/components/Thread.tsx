@@ -199,6 +199,10 @@ function activityText(a: ActivityEntry, ticket: ConsoleTicket, s: Store): string
     case 'spam':
     case 'marked_spam':
       return fill(t.act_spam, { who });
+    case 'snoozed':
+      return a.to
+        ? fill(t.act_snoozed, { who, value: dateTime(str(a.to), s.locale.value) })
+        : fill(t.act_woken, { who });
     default:
       return fill(t.act_other, { who, type });
   }

@@ -138,6 +138,7 @@ function PropsBar({ ticket }: { ticket: ConsoleTicket }) {
             ))}
           </select>
         </label>
+        <Snooze ticket={ticket} />
         <label>
           <span>{t.agent}</span>
           <select
@@ -189,6 +190,62 @@ function PropsBar({ ticket }: { ticket: ConsoleTicket }) {
         </form>
       </div>
     </section>
+  );
+}
+
+/** When a snooze ends, from a few choices (local time). */
+const SNOOZE_CHOICES = {
+  snooze_1h: () => new Date(Date.now() + 3_600_000),
+  snooze_tomorrow: () => {
+    const d = new Date();
+    d.setDate(d.getDate() + 1);
+    d.setHours(9, 0, 0, 0);
+    return d;
+  },
+  snooze_3d: () => new Date(Date.now() + 3 * 86_400_000),
+  snooze_1w: () => new Date(Date.now() + 7 * 86_400_000),
+} as const;
+
+/** Snooze: out of Needs reply until a time or the customer's next message (/snooze); Wake ends it. */
+function Snooze({ ticket }: { ticket: ConsoleTicket }) {
+  const s = useStore();
+  const t = s.t.value;
+  if (s.isClosed(ticket.status)) return null;
+  const until = ticket.snoozed_until && Date.parse(ticket.snoozed_until) > Date.now() ? ticket.snoozed_until : null;
+  const snooze = async (at: Date | null) => {
+    const ok = await s.ticket.change(() => s.api.snooze(ticket.id, at ? at.toISOString() : null));
+    if (ok)
+      s.toasts.show({
+        text: at ? fill(t.snoozedToast, { time: dateTime(at.toISOString(), s.locale.value) }) : t.woken,
+      });
+  };
+  return (
+    <>
+      <label>
+        <span>{t.snooze}</span>
+        <select
+          value=""
+          onChange={(e) => {
+            const choice = e.currentTarget.value as keyof typeof SNOOZE_CHOICES | '';
+            e.currentTarget.value = '';
+            if (choice) void snooze(SNOOZE_CHOICES[choice]());
+          }}
+        >
+          <option value="">{t.snoozeFor}</option>
+          {(Object.keys(SNOOZE_CHOICES) as (keyof typeof SNOOZE_CHOICES)[]).map((k) => (
+            <option value={k}>{t[k]}</option>
+          ))}
+        </select>
+      </label>
+      {until && (
+        <p class="snoozed" role="status">
+          {fill(t.snoozedUntil, { time: dateTime(until, s.locale.value) })}{' '}
+          <button type="button" class="btn small" onClick={() => void snooze(null)}>
+            {t.wake}
+          </button>
+        </p>
+      )}
+    </>
   );
 }
 

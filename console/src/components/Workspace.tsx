@@ -1,5 +1,6 @@
 import { useEffect } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
+import { fill } from '../i18n/t.js';
 import { filtersQuery, parseFilters } from '../state/filters.js';
 import { useStore } from '../state/context.js';
 import { InboxList } from './InboxList.js';
@@ -34,6 +35,29 @@ export function Workspace({ ticketId }: { ticketId: string | null }) {
     } else s.ticket.close();
   }, [ticketId]);
 
+  /** Closes a ticket; the toast's Undo puts its status back. */
+  async function closeWithUndo(id: string, subject: string, before: string, closed: string) {
+    try {
+      await s.api.status(id, closed);
+    } catch (err) {
+      s.toasts.show({ text: s.describe(err), error: true });
+      return;
+    }
+    s.inbox.refreshSoon(0);
+    s.toasts.show({
+      text: fill(s.t.value.closedToast, { subject }),
+      action: {
+        label: s.t.value.undo,
+        run: () =>
+          void s.ticket
+            .change(() => s.api.status(id, before))
+            .then((ok) => {
+              if (ok) s.toasts.show({ text: s.t.value.reopened });
+            }),
+      },
+    });
+  }
+
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typingIn(e.target)) return;
@@ -55,10 +79,19 @@ export function Workspace({ ticketId }: { ticketId: string | null }) {
           break;
         }
         case 'e': {
-          // Close the open ticket: the portal's first closed status, as the server's own "close" would.
+          // Close the open ticket (the portal's first closed status, as the server's own "close" would),
+          // with Undo in the toast, and go on to the next one in the list.
           const closed = s.meta.value?.statuses.find((st) => st.closed);
-          if (!ticketId || !closed) return;
-          void s.ticket.change(() => s.api.status(ticketId, closed.id));
+          const current = s.ticket.ticket.value;
+          if (!ticketId || !closed || current?.id !== ticketId || s.isClosed(current.status)) return;
+          const rows = s.inbox.rows.value;
+          const at = rows.findIndex((r) => r.id === ticketId);
+          const next = at < 0 ? rows[0] : (rows[at + 1] ?? rows[at - 1]);
+          void closeWithUndo(current.id, current.subject, current.status, closed.id);
+          if (next && next.id !== ticketId) {
+            s.inbox.focused.value = next.id;
+            open(next.id);
+          } else route(`/console/${key}`);
           break;
         }
         case 'x': {

@@ -8,6 +8,8 @@ export type LiveState = 'off' | 'connecting' | 'open' | 'reconnecting' | 'down';
 export interface LiveHandlers {
   ticket(type: string, data: TicketEvent): void;
   typing(data: TypingEvent): void;
+  /** agent.viewing: a colleague has a ticket open (same data as typing). */
+  viewing(data: TypingEvent): void;
   /** The server could not replay what was missed (or the stream was down): reload everything. */
   reset(): void;
   /** The stream was refused: the session may have ended. */
@@ -54,6 +56,10 @@ export function createLive(api: Api, on: LiveHandlers) {
     es.addEventListener('typing', (e) => {
       const data = parse<TypingEvent>(e);
       if (data?.ticket_id) on.typing(data);
+    });
+    es.addEventListener('agent.viewing', (e) => {
+      const data = parse<TypingEvent>(e);
+      if (data?.ticket_id) on.viewing(data);
     });
     es.addEventListener('reset', () => on.reset());
     es.addEventListener('error', () => {

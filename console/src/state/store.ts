@@ -66,6 +66,8 @@ export function createStore(options: StoreOptions = {}) {
   const agents = computed(() => team.value.filter((a) => a.active));
   const macros = signal<Macro[]>([]);
   const tagDefs = signal<TagDef[]>([]);
+  /** The status a reply sets when the agent picks none (/admin r=workflow, read through /team). */
+  const replyStatus = signal<string | null>('pending');
   /**
    * A status as the agent reads it: the portal's own name, except that the built-in statuses, still
    * under their English default names, are said in the console's language.
@@ -89,6 +91,7 @@ export function createStore(options: StoreOptions = {}) {
         team.value = tm.value.agents;
         macros.value = tm.value.macros;
         tagDefs.value = tm.value.tags;
+        replyStatus.value = tm.value.reply_status;
       }
     });
   }
@@ -126,6 +129,9 @@ export function createStore(options: StoreOptions = {}) {
     },
     typing({ ticket_id, agent }) {
       if (agent.id !== me.value?.id) ticket.someoneTyping(ticket_id, agent.name);
+    },
+    viewing({ ticket_id, agent }) {
+      if (agent.id !== me.value?.id) ticket.someoneViewing(ticket_id, agent.id, agent.name);
     },
     reset() {
       // Back after a gap: settings (colleagues, macros, tags) may have changed meanwhile too.
@@ -247,6 +253,7 @@ export function createStore(options: StoreOptions = {}) {
     agents,
     macros,
     tagDefs,
+    replyStatus,
     statusName,
     isClosed,
     agentName,

@@ -1,10 +1,13 @@
 import { batch, signal } from '@preact/signals';
 import { ApiError, type Api } from '../api/client.js';
-import type { ConsoleTicket, ListItem } from '../api/types.js';
+import type { ConsoleReply, ConsoleTicket, ListItem } from '../api/types.js';
 import { fill, type Strings } from '../i18n/t.js';
 import type { Inbox } from './inbox.js';
 import { storage } from './prefs.js';
 import type { Toasts } from './toasts.js';
+
+/** How often an open ticket is announced to colleagues (agent.viewing). */
+const VIEWING_EVERY_MS = 10_000;
 
 /** What the reply box holds for one ticket; kept in localStorage across reloads (files are not). */
 export interface Draft {
@@ -14,6 +17,11 @@ export interface Draft {
   macro: string | null;
   /** "Send and set status": the status the ticket takes with the reply ("" keeps it). */
   status: string;
+  /**
+   * The newest message on screen when writing began: the reply answers that (seen_message_id), so a
+   * message that arrives while the agent writes is shown to them before their reply goes out.
+   */
+  seen?: string | undefined;
 }
 const EMPTY: Draft = { text: '', internal: false, macro: null, status: '' };
 const draftKey = (id: string) => `draft:${id}`;
@@ -52,6 +60,14 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
   const sendError = signal<Record<string, string>>({});
   const pending = signal<Record<string, boolean>>({});
   const lastTyping = new Map<string, number>();
+  /** Colleagues who have a ticket open (agent.viewing), by ticket id and agent id, until when. */
+  const viewers = signal<Record<string, Record<string, { name: string; until: number }>>>({});
+  /**
+   * A reply the server refused because messages came in while it was written (409 ticket_changed):
+   * those messages, by ticket id, shown above the kept draft until it is sent.
+   */
+  const conflicts = signal<Record<string, ConsoleReply[]>>({});
+  let viewingTimer: ReturnType<typeof setInterval> | undefined;
 
   function announceNew(prev: ConsoleTicket | null, next: ConsoleTicket) {
     if (!prev || prev.id !== next.id) return;
@@ -99,12 +115,36 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
       error.value = null;
       others.value = [];
     });
+    startViewing();
     await reload();
     await loadOthers();
   }
   function closeTicket() {
+    clearInterval(viewingTimer);
+    viewingTimer = undefined;
     id.value = null;
     ticket.value = null;
+  }
+
+  /** Tells colleagues (agent.viewing) that this agent has the ticket open: now, and every 10 s while it stays open. */
+  function startViewing() {
+    clearInterval(viewingTimer);
+    const tell = () => {
+      if (id.value && document.visibilityState === 'visible') api.viewing(id.value).catch(() => {});
+    };
+    tell();
+    viewingTimer = setInterval(tell, VIEWING_EVERY_MS);
+  }
+  /** A colleague's agent.viewing: shown until it has not been heard again for a while. */
+  function someoneViewing(ticketId: string, agentId: string, name: string) {
+    const until = Date.now() + VIEWING_EVERY_MS * 2.5;
+    viewers.value = { ...viewers.value, [ticketId]: { ...viewers.value[ticketId], [agentId]: { name, until } } };
+    setTimeout(() => {
+      const entry = viewers.value[ticketId]?.[agentId];
+      if (entry?.until !== until) return;
+      const { [agentId]: _gone, ...rest } = viewers.value[ticketId]!;
+      viewers.value = { ...viewers.value, [ticketId]: rest };
+    }, VIEWING_EVERY_MS * 2.5);
   }
 
   /** A change made here: show it at once, and let the lists catch up. */
@@ -125,8 +165,15 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
   // --- the reply box -------------------------------------------------------------------------
 
   const draftFor = (ticketId: string) => drafts.value[ticketId] ?? readDraft(ticketId);
+  /** The newest message of the ticket as shown (its own id for its opening message). */
+  const newestShown = (ticketId: string) => {
+    const shown = ticket.value?.id === ticketId ? ticket.value : null;
+    return shown ? (shown.replies.at(-1)?.id ?? shown.id) : undefined;
+  };
   function setDraft(ticketId: string, patch: Partial<Draft>, persist = true) {
     const next = { ...draftFor(ticketId), ...patch };
+    if (!next.text) next.seen = undefined;
+    else next.seen ??= newestShown(ticketId);
     drafts.value = { ...drafts.value, [ticketId]: next };
     if (persist) storage.write(draftKey(ticketId), next.text || next.macro ? JSON.stringify(next) : null);
     if (sendError.value[ticketId]) sendError.value = { ...sendError.value, [ticketId]: '' };
@@ -161,12 +208,18 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
    * Sends the draft after `undoMs` (Undo puts it back). A failed send puts the text and files back and
    * says why; the stored draft is removed only once the server has the reply.
    */
-  function send(ticketId: string) {
+  function send(ticketId: string, { force = false } = {}) {
     const draft = draftFor(ticketId);
     const attached = filesFor(ticketId);
     if (!draft.text.trim()) {
       sendError.value = { ...sendError.value, [ticketId]: t().required };
       return false;
+    }
+    // What the agent answered: the newest message when they began writing (the collision guard).
+    const seen = draft.seen ?? newestShown(ticketId);
+    if (conflicts.value[ticketId]) {
+      const { [ticketId]: _done, ...rest } = conflicts.value;
+      conflicts.value = rest;
     }
     const idempotencyKey = crypto.randomUUID();
     let cancelled = false;
@@ -207,6 +260,7 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
             ...(draft.internal ? { internal: true } : {}),
             ...(!draft.internal && draft.status ? { status: draft.status } : {}),
             ...(!draft.internal && draft.macro ? { macro: draft.macro } : {}),
+            ...(!draft.internal && seen ? (force ? { force: true } : { seen_message_id: seen }) : {}),
           },
           idempotencyKey,
         );
@@ -230,6 +284,15 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
         applied(attached.length ? await api.ticket(ticketId) : answer);
       } catch (err) {
         restore();
+        if (err instanceof ApiError && err.code === 'ticket_changed') {
+          // The draft stays; the new messages show above it, and the thread catches up.
+          conflicts.value = { ...conflicts.value, [ticketId]: err.messages };
+          // Shown now: a plain Send answers them too.
+          const newest = err.messages.at(-1)?.id;
+          if (newest) setDraft(ticketId, { seen: newest });
+          void reload();
+          return;
+        }
         sendError.value = { ...sendError.value, [ticketId]: fill(t().sendFailed, { error: describe(err) }) };
       }
     };
@@ -244,6 +307,8 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
     others,
     announcement,
     typing,
+    viewers,
+    conflicts,
     drafts,
     sendError,
     pending,
@@ -258,6 +323,7 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
     setFiles,
     typed,
     someoneTyping,
+    someoneViewing,
     stoppedTyping,
     send,
   };
