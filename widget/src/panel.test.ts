@@ -60,6 +60,9 @@ describe('home', () => {
   it('greets, searches the knowledge base while typing, and opens an article rendered safely', async () => {
     const root = await open();
     expect(byText(root, 'p', 'Hi! How can we help?')).toBeTruthy();
+    // Before anything is searched, the knowledge base's articles are there to read.
+    const home = await until(() => $(root, 'ul[aria-label="Help articles"]'));
+    await until(() => expect([...home.querySelectorAll('.item')].length).toBe(2));
     type($(root, '#tk-q'), 'refund');
     const hit = await until(() => byText(root, '.item', /How refunds work/));
     expect(hit.textContent).toContain('Open your order and choose Refund.');
@@ -86,7 +89,12 @@ describe('home', () => {
   it('finds an article despite a typo and marks the matched words', async () => {
     const root = await open();
     type($(root, '#tk-q'), 'refnds');
-    const hit = await until(() => byText(root, '.item', /How refunds work/));
+    // The search's answer (with marks), not the list shown before the search.
+    const hit = await until(() => {
+      const item = byText(root, '.item', /How refunds work/);
+      if (!item.querySelector('mark')) throw new Error('not searched yet');
+      return item;
+    });
     const marks = [...hit.querySelectorAll('mark')].map((m) => m.textContent);
     expect(marks[0]).toBe('refunds'); // in the title
     expect(marks).toContain('Refund'); // in the excerpt

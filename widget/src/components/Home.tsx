@@ -1,4 +1,5 @@
 import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
 import { useDebounced, useStore } from '../state/context.js';
 import type { KbListItem } from '../types.js';
 import { lazy } from './lazy.js';
@@ -22,6 +23,9 @@ export function Home() {
   const q = s.query;
   const results = useSignal<KbListItem[] | null>(null);
   useDebounced(q.value, 250, async (v) => (results.value = v.trim().length < 2 ? null : await s.searchKb(v)));
+  useEffect(() => void (config.modules.kb && s.loadArticles()), []);
+  // Before a search: the knowledge base's first articles, so there is something to read at once.
+  const list = results.value ?? s.articles.value;
   return (
     <>
       <p>{config.design.greeting}</p>
@@ -36,10 +40,10 @@ export function Home() {
             value={q.value}
             onInput={(e) => (q.value = e.currentTarget.value)}
           />
-          {results.value && (
-            <ul class="list" aria-label={t.searchLabel}>
-              {results.value.length === 0 && <li class="muted">{t.noArticles}</li>}
-              {results.value.map((a) => (
+          {(results.value || list.length > 0) && (
+            <ul class="list" aria-label={results.value ? t.searchLabel : t.articles}>
+              {list.length === 0 && <li class="muted">{t.noArticles}</li>}
+              {list.map((a) => (
                 <li>
                   <button type="button" class="item" onClick={() => s.go({ name: 'article', id: a.id })}>
                     {marked(a.title, a.highlight?.title)}

@@ -7,6 +7,7 @@ export const ar: Strings = {
   searchLabel: 'البحث في مقالات المساعدة',
   searchPlaceholder: 'ابحث عن إجابات…',
   noArticles: 'لا توجد مقالات مطابقة.',
+  articles: 'مقالات المساعدة',
   newTicket: 'طلب جديد',
   yourTickets: 'طلباتك',
   noTickets: 'لا توجد طلبات من هذا المتصفح بعد.',

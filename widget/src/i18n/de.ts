@@ -6,6 +6,7 @@ export const de: Strings = {
   searchLabel: 'Hilfeartikel durchsuchen',
   searchPlaceholder: 'Nach Antworten suchen…',
   noArticles: 'Keine passenden Artikel.',
+  articles: 'Hilfeartikel',
   newTicket: 'Neue Anfrage',
   yourTickets: 'Ihre Anfragen',
   noTickets: 'Noch keine Anfragen aus diesem Browser.',

@@ -11,6 +11,7 @@ export const en = {
   searchLabel: 'Search help articles',
   searchPlaceholder: 'Search for answers…',
   noArticles: 'No articles match.',
+  articles: 'Help articles',
   newTicket: 'New ticket',
   yourTickets: 'Your tickets',
   noTickets: 'No tickets from this browser yet.',

@@ -6,6 +6,7 @@ export const es: Strings = {
   searchLabel: 'Buscar en los artículos de ayuda',
   searchPlaceholder: 'Buscar respuestas…',
   noArticles: 'Ningún artículo coincide.',
+  articles: 'Artículos de ayuda',
   newTicket: 'Nueva consulta',
   yourTickets: 'Sus consultas',
   noTickets: 'Todavía no hay consultas desde este navegador.',

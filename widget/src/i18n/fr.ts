@@ -6,6 +6,7 @@ export const fr: Strings = {
   searchLabel: 'Rechercher dans l’aide',
   searchPlaceholder: 'Chercher une réponse…',
   noArticles: 'Aucun article ne correspond.',
+  articles: 'Articles d’aide',
   newTicket: 'Nouvelle demande',
   yourTickets: 'Vos demandes',
   noTickets: 'Aucune demande depuis ce navigateur pour l’instant.',

@@ -257,6 +257,16 @@ export function createStore(ctx: PanelContext, t: Strings) {
 
   const searchKb = (q: string): Promise<KbListItem[]> =>
     q.trim().length < 2 ? Promise.resolve([]) : api.kb(q).catch(() => []);
+  /** The articles the home view lists before anything is searched; asked for once. */
+  const articles = signal<KbListItem[]>([]);
+  const loadArticles = () =>
+    void (
+      articles.value.length ||
+      api.kb('').then(
+        (l) => (articles.value = l),
+        () => {},
+      )
+    );
   const loadArticle = (id: string): Promise<Article> => api.article(id);
 
   return {
@@ -293,6 +303,8 @@ export function createStore(ctx: PanelContext, t: Strings) {
     rate,
     forget,
     searchKb,
+    articles,
+    loadArticles,
     loadArticle,
     thumbnail,
     download,
