@@ -59,6 +59,9 @@ const search = (query: Query = {}) => {
  * One function per endpoint the console uses. The session cookie goes along by itself (same origin);
  * every unsafe call carries the session's CSRF token.
  */
+/** Replies a thread page holds: a ticket of hundreds of replies opens with its newest ones (issue 33). */
+const THREAD_PAGE = 50;
+
 export function createApi(base: string, hooks: ApiHooks = {}) {
   let csrf = '';
 
@@ -162,7 +165,13 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
 
     list: (query: Query) => get<TicketList>('/list', query),
     counts: () => get<Counts>('/counts'),
-    ticket: (id: string) => get<ConsoleTicket>('/ticket', { id }),
+    /** A ticket with the newest page of its thread (`older_replies` says what is before it), or an older page. */
+    ticket: (id: string, before?: string) =>
+      get<ConsoleTicket>('/ticket', {
+        id,
+        messages_limit: THREAD_PAGE,
+        ...(before ? { messages_before: before } : {}),
+      }),
     reply: (
       body: {
         ticket_id: string;

@@ -21,9 +21,15 @@ export function Thread({ ticket }: { ticket: ConsoleTicket }) {
     created_at: ticket.created_at,
     attachments: ticket.attachments,
   };
+  const replies = [...s.ticket.earlier.value, ...ticket.replies];
+  const older = s.ticket.older.value;
+  // With older replies not loaded, what happened before the first one shown waits with them.
+  const from = older ? (replies[0]?.created_at ?? '') : '';
   const items: Item[] = [
-    ...[first, ...ticket.replies].map((r) => ({ kind: 'message' as const, at: r.created_at, id: r.id, reply: r })),
-    ...(ticket.activity ?? []).map((a) => ({ kind: 'activity' as const, at: a.at, id: a.id, entry: a })),
+    ...replies.map((r) => ({ kind: 'message' as const, at: r.created_at, id: r.id, reply: r })),
+    ...(ticket.activity ?? [])
+      .filter((a) => a.at >= from)
+      .map((a) => ({ kind: 'activity' as const, at: a.at, id: a.id, entry: a })),
   ];
   // Stable: at the same moment a message comes before what it caused (a macro's status change).
   items.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.kind === b.kind ? 0 : a.kind === 'message' ? -1 : 1));
@@ -34,6 +40,19 @@ export function Thread({ ticket }: { ticket: ConsoleTicket }) {
         {s.t.value.thread}
       </h2>
       <ol class="thread">
+        <Message ticket={ticket} reply={first} />
+        {older && (
+          <li class="activity">
+            <button
+              type="button"
+              class="btn small"
+              disabled={s.ticket.loadingOlder.value}
+              onClick={() => void s.ticket.loadOlder()}
+            >
+              {fill(s.t.value.olderMessages, { count: String(older.count) })}
+            </button>
+          </li>
+        )}
         {items.map((item) =>
           item.kind === 'message' ? (
             <Message key={item.id} ticket={ticket} reply={item.reply} />

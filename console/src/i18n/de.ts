@@ -162,6 +162,7 @@ export const de: Strings = {
   closeRequestAgent: 'Der Support hat gebeten, diese Anfrage zu schließen.',
   accept: 'Annehmen und schließen',
   reject: 'Ablehnen',
+  olderMessages: '{count} ältere Nachrichten zeigen',
   thread: 'Verlauf',
   internalNote: 'Interne Notiz',
   fromCustomer: 'Kunde',

@@ -167,6 +167,7 @@ export const en = {
   closeRequestAgent: 'Support asked to close this ticket.',
   accept: 'Accept and close',
   reject: 'Reject',
+  olderMessages: 'Show {count} older messages',
   thread: 'Conversation',
   internalNote: 'Internal note',
   fromCustomer: 'Customer',

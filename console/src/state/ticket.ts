@@ -68,6 +68,55 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
    */
   const conflicts = signal<Record<string, ConsoleReply[]>>({});
   let viewingTimer: ReturnType<typeof setInterval> | undefined;
+  /**
+   * Older replies of the open ticket loaded on request, oldest first, and what is still before them
+   * (null: nothing). A read answers the newest page only; an answer to a change holds every reply.
+   */
+  const earlier = signal<ConsoleTicket['replies']>([]);
+  const older = signal<{ count: number; cursor: string } | null>(null);
+  const loadingOlder = signal(false);
+
+  /**
+   * Takes a ticket as read or changed. A page keeps what was on screen before it (older pages loaded,
+   * or the whole thread an answer held), so nothing shown goes away when the newest page is read again.
+   */
+  function take(next: ConsoleTicket) {
+    const prev = ticket.value?.id === next.id ? ticket.value : null;
+    batch(() => {
+      if (next.older_replies === undefined) {
+        earlier.value = []; // the whole thread
+        older.value = null;
+      } else if (!prev) {
+        earlier.value = [];
+        older.value = next.older_replies;
+      } else {
+        const shown = new Set(next.replies.map((r) => r.id));
+        earlier.value = [...earlier.value, ...prev.replies].filter((r) => !shown.has(r.id));
+        if (!earlier.value.length) older.value = next.older_replies;
+      }
+      ticket.value = next;
+    });
+  }
+
+  async function loadOlder() {
+    const current = ticket.value;
+    const before = older.value;
+    if (!current || !before || loadingOlder.value) return;
+    loadingOlder.value = true;
+    try {
+      const page = await api.ticket(current.id, before.cursor);
+      if (ticket.value?.id !== current.id) return;
+      const known = new Set([...earlier.value, ...current.replies].map((r) => r.id));
+      batch(() => {
+        earlier.value = [...page.replies.filter((r) => !known.has(r.id)), ...earlier.value];
+        older.value = page.older_replies ?? null;
+      });
+    } catch (err) {
+      toasts.show({ text: describe(err), error: true });
+    } finally {
+      loadingOlder.value = false;
+    }
+  }
 
   function announceNew(prev: ConsoleTicket | null, next: ConsoleTicket) {
     if (!prev || prev.id !== next.id) return;
@@ -88,7 +137,7 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
       if (id.value !== want) return;
       announceNew(ticket.value, next);
       batch(() => {
-        ticket.value = next;
+        take(next);
         error.value = null;
       });
     } catch (err) {
@@ -114,6 +163,8 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
       ticket.value = null;
       error.value = null;
       others.value = [];
+      earlier.value = [];
+      older.value = null;
     });
     startViewing();
     await reload();
@@ -149,7 +200,7 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
 
   /** A change made here: show it at once, and let the lists catch up. */
   function applied(next: ConsoleTicket) {
-    if (id.value === next.id) ticket.value = next;
+    if (id.value === next.id) take(next);
     inbox.refreshSoon(0);
   }
   async function change(run: () => Promise<ConsoleTicket>) {
@@ -303,6 +354,10 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
   return {
     id,
     ticket,
+    earlier,
+    older,
+    loadingOlder,
+    loadOlder,
     error,
     others,
     announcement,
