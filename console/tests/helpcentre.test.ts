@@ -137,6 +137,32 @@ describe('the help centre without JavaScript', () => {
     });
   }
 
+  it('with JavaScript, "Write to us" opens the widget with the article as the subject', async () => {
+    // The widget needs a live public key this server's own pages may use (the test keys are not stored).
+    await ok('/admin?r=keys', { kind: 'public', mode: 'live' });
+    const withJs = await stack.browser.newContext({ viewport: { width: 1024, height: 768 } });
+    const page = await withJs.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy|Refused/i.test(m.text())) errors.push(m.text());
+    });
+    try {
+      await page.goto(`${stack.api.url}/help/en/shipping-times`);
+      await page.getByRole('link', { name: 'Write to us' }).click();
+      // The click opened the widget instead of the mail program.
+      expect(page.url()).toBe(`${stack.api.url}/help/en/shipping-times`);
+      await page.getByRole('dialog').getByRole('button', { name: 'New ticket' }).click();
+      await expect.poll(() => page.getByRole('textbox', { name: 'Subject' }).inputValue()).toBe('Shipping times');
+      expect(await page.getByRole('textbox', { name: /Message/ }).inputValue()).toContain(
+        `${stack.api.url}/help/en/shipping-times`,
+      );
+      expect(errors).toEqual([]);
+    } finally {
+      await withJs.close();
+    }
+  });
+
   it('counts the votes in the console’s Reports screen', async () => {
     const agent = await makeAgent(stack, { role: 'agent' });
     const { page, errors, close } = await openConsole(stack, '/console/reports');
