@@ -440,6 +440,40 @@ function Figures({
           <p class="muted">{r.noComments}</p>
         )}
       </section>
+
+      <section class="card" aria-labelledby="report-helpful">
+        <h2 id="report-helpful">{r.helpful}</h2>
+        {data.kb_feedback.articles.length ? (
+          <table class="figures">
+            <caption class="sr">{r.helpful}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{r.article}</th>
+                <th scope="col">{r.yes}</th>
+                <th scope="col">{r.no}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.kb_feedback.articles.map((a) => (
+                <tr key={a.article_id}>
+                  <th scope="row">{a.title ?? r.deletedArticle}</th>
+                  <td>{num(a.helpful)}</td>
+                  <td>{num(a.not_helpful)}</td>
+                </tr>
+              ))}
+            </tbody>
+            <tfoot>
+              <tr>
+                <th scope="row">{r.total}</th>
+                <td>{num(data.kb_feedback.helpful)}</td>
+                <td>{num(data.kb_feedback.not_helpful)}</td>
+              </tr>
+            </tfoot>
+          </table>
+        ) : (
+          <p class="muted">{r.noVotes}</p>
+        )}
+      </section>
     </>
   );
 }

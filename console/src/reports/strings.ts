@@ -53,6 +53,13 @@ const en = {
   figure: 'Figure',
   value: 'Value',
   chartHidden: 'The table holds the same numbers.',
+  // "Was this helpful?" under KB articles (help centre and widget)
+  helpful: 'Was this article helpful?',
+  noVotes: 'No answers in this period.',
+  article: 'Article',
+  yes: 'Yes',
+  no: 'No',
+  deletedArticle: 'A deleted article',
 };
 export type ReportStrings = typeof en;
 
@@ -107,6 +114,12 @@ const de: ReportStrings = {
   figure: 'Kennzahl',
   value: 'Wert',
   chartHidden: 'Die Tabelle enthält dieselben Zahlen.',
+  helpful: 'War der Artikel hilfreich?',
+  noVotes: 'Keine Antworten in diesem Zeitraum.',
+  article: 'Artikel',
+  yes: 'Ja',
+  no: 'Nein',
+  deletedArticle: 'Ein gelöschter Artikel',
 };
 
 export const reportStrings = { en, de };

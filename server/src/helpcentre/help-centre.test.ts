@@ -278,6 +278,11 @@ describe('the help centre', () => {
     const bad = await s.call('POST', `${s.url}/help/en/shipping-times`, { key: null, form: { helpful: 'maybe' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'validation_failed', param: 'helpful' });
+    for (const path of ['/help', '/help/en/', '/help/sitemap.xml', '/help/help.js', '/help/en/search']) {
+      const res = await s.call('POST', `${s.url}${path}`, { key: null, form: { helpful: 'yes' } });
+      expect(res.status, path).toBe(405);
+      expect(res.body.error.code, path).toBe('method_not_allowed');
+    }
     const json = await s.call('POST', `${s.url}/help/en/shipping-times`, { key: null, json: { helpful: 'yes' } });
     expect(json.status).toBe(415);
     expect(json.body.error.code).toBe('unsupported_media_type');

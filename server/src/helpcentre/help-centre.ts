@@ -49,7 +49,7 @@ function catalogue(kb: Article[]) {
     // Slugs come from the title as written; the oldest article keeps the bare slug when two collide,
     // the others take a piece of their id, so a link stays put when an article is added.
     const slugs = new Map<string, string>();
-    const taken = new Set<string>();
+    const taken = new Set<string>(['search']); // the search page's address
     const published = kb.filter((a) => a.published).sort((a, b) => a.created_at.localeCompare(b.created_at));
     for (const a of published) {
       const bare = slugify(a.title) || a.id.toLowerCase();
@@ -111,6 +111,11 @@ export function helpCentre(deps: HelpCentreDeps & { keys: KeyStore; rateLimiter:
     const origin = deps.publicUrl().replace(/\/+$/, '');
     const parts = ctx.path.split('/').slice(2); // '', or [lang, ...]
 
+    // Only an article takes a POST (its vote); every other page is read only.
+    if (post && !/^\/help\/[a-z]{2}\/(?!search$)[^/]+$/.test(ctx.path)) {
+      ctx.set('Allow', 'GET, HEAD');
+      throw new ApiError(405, 'method_not_allowed', 'Only an article takes a POST (its "Was this helpful?" form).');
+    }
     if (ctx.path === '/help' || ctx.path === '/help/') {
       ctx.vary('Accept-Language');
       ctx.set('Cache-Control', 'no-cache');
