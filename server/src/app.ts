@@ -29,6 +29,7 @@ import { sessionCookie } from './sessions/session-cookie.js';
 import { passkeyRoutes } from './sessions/passkeys.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { searchRoutes } from './search/routes.js';
 import { teamRoutes } from './team/routes.js';
 import { serveAssets, widgetAssets } from './static/assets.js';
 import { widgetLoader } from './static/widget-loader.js';
@@ -54,6 +55,7 @@ const FEATURE_ROUTES = [
   ...settingsRoutes,
   ...reportRoutes,
   ...teamRoutes,
+  ...searchRoutes,
   ...adminRoutes,
   ...automationRoutes,
   ...hoursRoutes,
