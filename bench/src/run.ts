@@ -430,7 +430,15 @@ async function scaleDir(n: number): Promise<{ dir: string; keep: boolean }> {
 async function scale() {
   const results = new Map<
     number,
-    { start: number; starts: number[]; rss: number; create?: LoadResult; ticket: LoadResult; list: LoadResult }
+    {
+      start: number;
+      starts: number[];
+      rss: number;
+      create?: LoadResult;
+      ticket: LoadResult;
+      list: LoadResult;
+      search: LoadResult;
+    }
   >();
   for (const n of SIZES) {
     const { dir, keep } = await scaleDir(n);
@@ -480,7 +488,26 @@ async function scale() {
         { ...common, headers: SK, paths: ['/v1/list?status=open&limit=50'] },
         t,
       );
-      results.set(n, { start: median(starts), starts, rss, create, ticket, list });
+      // What agents type into the search box: a customer's email, a number (#1042 and bare), a word of
+      // subjects that a few tickets hold, a name, and a word every ticket's message holds (the worst case:
+      // all of them rank). The seed's tickets are numbered 1001 on in seeding order (seed.ts).
+      const searches = Array.from({ length: 50 }, (_, i) => {
+        const k = (i * 1973) % Math.min(n, 5000);
+        return [
+          `customer${k}@example.com`,
+          `%23${1001 + ((i * 7919) % n)}`,
+          String(1001 + ((i * 104729) % n)),
+          `order%20${10_000 + ((i * 7907) % n)}`,
+          `customer%20${(i * 6271) % n}`,
+          'teapot',
+        ];
+      }).flat();
+      const search = await measure(
+        `${n} tickets: GET /search`,
+        { ...common, headers: SK, paths: searches.map((q) => `/v1/search?q=${q}&limit=25`) },
+        t,
+      );
+      results.set(n, { start: median(starts), starts, rss, create, ticket, list, search });
     } finally {
       await t.stop();
       if (!keep) rmSync(dir, { recursive: true, force: true });
@@ -492,6 +519,7 @@ async function scale() {
       add({ what: `${n} tickets: /create p50 / p99 ms`, value: `${fmt(r.create.p50)} / ${fmt(r.create.p99)}` });
     add({ what: `${n} tickets: /ticket p50 / p99 ms`, value: `${fmt(r.ticket.p50)} / ${fmt(r.ticket.p99)}` });
     add({ what: `${n} tickets: /list?status=open p50 / p99 ms`, value: `${fmt(r.list.p50)} / ${fmt(r.list.p99)}` });
+    add({ what: `${n} tickets: /search p50 / p99 ms`, value: `${fmt(r.search.p50)} / ${fmt(r.search.p99)}` });
     add({ what: `${n} tickets: start-up ms, memory MB`, value: `${fmt(r.start, 0)} ms, ${fmt(r.rss, 0)} MB` });
     if (r.starts.length > 1)
       note(
@@ -520,6 +548,15 @@ async function scale() {
   add({ what: `/list p50 at ${bigN}`, value: `${fmt(big.list.p50)} ms`, target: '≤ 10 ms', pass: big.list.p50 <= 10 });
   const at100k = results.get(100_000);
   if (at100k) {
+    // Beside GET /ticket of the same run: what a request costs on this machine right now.
+    add({
+      what: '/search p50 at 100000 (JSON files)',
+      value: `${fmt(at100k.search.p50)} ms`,
+      baseline: `${fmt(at100k.ticket.p50)} ms /ticket`,
+      ratio: ratio(at100k.search.p50, at100k.ticket.p50),
+      target: '≤ 30 ms',
+      pass: at100k.search.p50 <= 30,
+    });
     add({
       what: 'start-up at 100000',
       value: `${fmt(at100k.start, 0)} ms`,

@@ -33,6 +33,7 @@ import { passkeyRoutes } from './sessions/passkeys.js';
 import { profileRoutes } from './sessions/profile.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { searchRoutes } from './search/routes.js';
 import { teamRoutes } from './team/routes.js';
 import { serveAssets, widgetAssets } from './static/assets.js';
 import { widgetLoader } from './static/widget-loader.js';
@@ -59,6 +60,7 @@ const FEATURE_ROUTES = [
   ...settingsRoutes,
   ...reportRoutes,
   ...teamRoutes,
+  ...searchRoutes,
   ...adminRoutes,
   ...automationRoutes,
   ...hoursRoutes,

@@ -162,6 +162,16 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       INSERT INTO ticket_numbers (mode, last) SELECT mode, max(number) FROM tickets GROUP BY mode;
     `,
   },
+  {
+    version: 6,
+    name: 'search: a full-text document per ticket, with its GIN index',
+    // Filled in from the ticket by the server (PgTicketStore.refreshRows): the words are cut as the
+    // JSON store's search index cuts them (store/search-index.ts), which SQL cannot do alike.
+    sql: `
+      ALTER TABLE tickets ADD COLUMN search_doc tsvector;
+      CREATE INDEX tickets_search ON tickets USING GIN (search_doc);
+    `,
+  },
 ];
 
 /** Any 64-bit number that names "this schema's migrations" to pg_advisory_xact_lock. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type postgres from 'postgres';
 import { isId } from '../model/index.js';
 import { automationFacts, customerSpokeLast, listItem, PRIORITY_RANK, searchText } from '../store/ticket-index.js';
+import { searchParts, searchQuery } from '../store/search-index.js';
 import {
   FIRST_NUMBER,
   IDEMPOTENCY_MS,
@@ -60,6 +61,7 @@ function columns(mode: KeyMode, t: StoredTicket) {
     email_lower: t.email.toLowerCase(),
     tags: t.tags,
     search: searchText(t),
+    parts: searchParts(t),
     created_at: t.created_at,
     last_activity_at: item.last_activity_at,
     waiting_us: customerSpokeLast(t),
@@ -205,7 +207,7 @@ export class PgTicketStore implements TicketStore, FileStore {
           search = ${c.search}, first_response_at = ${c.first_response_at},
           last_customer_at = ${c.last_customer_at}, escalated = ${c.escalated},
           last_activity_at = ${c.last_activity_at}, waiting_us = ${c.waiting_us}, due_at = ${c.due_at},
-          priority_rank = ${c.priority_rank}
+          priority_rank = ${c.priority_rank}, search_doc = ${this.document(sql, c.parts)}
         WHERE mode = ${this.mode} AND id = ${id}
         RETURNING xmin::text AS version`;
       await this.insertFiles(sql, id, next.files ?? []);
@@ -225,12 +227,54 @@ export class PgTicketStore implements TicketStore, FileStore {
     return sql<{ version: string }[]>`
       INSERT INTO tickets (mode, id, number, data, item, status, category, priority, agent_id, email_lower, tags,
         search, created_at, first_response_at, last_customer_at, escalated, last_activity_at, waiting_us, due_at,
-        priority_rank)
+        priority_rank, search_doc)
       VALUES (${c.mode}, ${c.id}, ${c.number}, ${this.json(c.data)}, ${this.json(c.item)}, ${c.status}, ${c.category},
         ${c.priority}, ${c.agent_id}, ${c.email_lower}, ${c.tags}, ${c.search}, ${c.created_at},
         ${c.first_response_at}, ${c.last_customer_at}, ${c.escalated}, ${c.last_activity_at}, ${c.waiting_us},
-        ${c.due_at}, ${c.priority_rank})
+        ${c.due_at}, ${c.priority_rank}, ${this.document(sql, c.parts)})
       RETURNING xmin::text AS version`;
+  }
+
+  /**
+   * A ticket's full-text document: its words as the JSON store's index cuts them, weighted A (subject),
+   * B (name, email, tags, id) and D (messages, replies, notes); the 'simple' configuration keeps
+   * every word as it is, in any language.
+   */
+  private document(sql: Sql, parts: { subject: string; who: string; text: string }) {
+    return sql`setweight(to_tsvector('simple', ${parts.subject}), 'A')
+      || setweight(to_tsvector('simple', ${parts.who}), 'B')
+      || setweight(to_tsvector('simple', ${parts.text}), 'D')`;
+  }
+
+  async search(query: string, limit: number, offset: number): Promise<ListPage> {
+    const { words, number, id } = searchQuery(query);
+    if (!words.length && number === undefined && id === undefined) return { items: [], total: 0 };
+    const sql = await this.db.q();
+    // Every word as a prefix (`dish:*` finds dishwasher); words hold letters and digits only, so
+    // nothing in them is tsquery syntax.
+    const q = words.length ? words.map((w) => `${w}:*`).join(' & ') : null;
+    const exact = sql`(${number === undefined ? sql`FALSE` : sql`number = ${number}`}
+      OR ${id === undefined ? sql`FALSE` : sql`id = ${id}`})`;
+    const match = q === null ? sql`FALSE` : sql`search_doc @@ to_tsquery('simple', ${q})`;
+    const rank = q === null ? sql`0` : sql`ts_rank(search_doc, to_tsquery('simple', ${q}))`;
+    const rows = await sql<{ item: TicketListItem; total: number }[]>`
+      SELECT item, count(*) OVER ()::int AS total FROM tickets
+      WHERE mode = ${this.mode} AND (${match} OR ${exact})
+      ORDER BY ${exact} DESC, ${rank} DESC, created_at DESC, id DESC
+      LIMIT ${limit} OFFSET ${offset}`;
+    const total = rows[0]?.total ?? (offset > 0 ? await this.searchTotal(match, exact) : 0);
+    return { items: rows.map((r) => r.item), total };
+  }
+
+  /** The total of a search whose page is past the end (count(*) OVER () has no row to ride on). */
+  private async searchTotal(
+    match: postgres.PendingQuery<postgres.Row[]>,
+    exact: postgres.PendingQuery<postgres.Row[]>,
+  ) {
+    const sql = await this.db.q();
+    const [row] = await sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM tickets WHERE mode = ${this.mode} AND (${match} OR ${exact})`;
+    return row!.n;
   }
 
   /** The migration command's: numbers go on after `last` (the highest the data directory ever gave). */
@@ -249,14 +293,15 @@ export class PgTicketStore implements TicketStore, FileStore {
     const sql = db.sql;
     for (;;) {
       const rows = await sql<{ mode: KeyMode; data: StoredTicket }[]>`
-        SELECT mode, data FROM tickets WHERE last_activity_at IS NULL LIMIT ${REFRESH_PAGE}`;
+        SELECT mode, data FROM tickets WHERE last_activity_at IS NULL OR search_doc IS NULL LIMIT ${REFRESH_PAGE}`;
+      const store = (mode: KeyMode) => new PgTicketStore(db, mode);
       for (const { mode, data } of rows) {
         const c = columns(mode, data);
         await sql`
           UPDATE tickets SET item = ${sql.json(c.item as unknown as postgres.JSONValue)}, search = ${c.search},
             last_activity_at = ${c.last_activity_at}, waiting_us = ${c.waiting_us}, due_at = ${c.due_at},
-            priority_rank = ${c.priority_rank}
-          WHERE mode = ${mode} AND id = ${c.id} AND last_activity_at IS NULL`;
+            priority_rank = ${c.priority_rank}, search_doc = ${store(mode).document(sql, c.parts)}
+          WHERE mode = ${mode} AND id = ${c.id} AND (last_activity_at IS NULL OR search_doc IS NULL)`;
       }
       if (rows.length < REFRESH_PAGE) return;
     }

@@ -15,6 +15,7 @@ import { Journal, type JournalRecord, type LateRecord, type Latest } from './jou
 import { KeyedMutex } from './keyed-mutex.js';
 import { readFiles } from './read-files.js';
 import { StartupError } from './startup-error.js';
+import { bestFirst, EXACT, type Ranked, searchQuery, SearchIndex } from './search-index.js';
 import { TicketIndex } from './ticket-index.js';
 import {
   FIRST_NUMBER,
@@ -110,6 +111,8 @@ function looksLikeTicket(value: unknown, id: string): value is Ticket {
  */
 export class FileTicketStore implements TicketStore, FileStore {
   private index = new TicketIndex();
+  /** Every ticket's words, for /search. */
+  private words = new SearchIndex();
   private mutex = new KeyedMutex();
   // Shared, never mutated: every writer builds a new record (routes clone or spread before changing).
   private cache = new Map<string, Ticket>();
@@ -177,6 +180,7 @@ export class FileTicketStore implements TicketStore, FileStore {
           );
         }
         this.index.add(parsed);
+        this.words.put(parsed);
         this.rememberKeys(parsed);
       }
     }
@@ -242,6 +246,7 @@ export class FileTicketStore implements TicketStore, FileStore {
       await this.writeChange(base.id, change.files, numbered);
       if (!ticket) throw new Error('the journal acknowledged a record it never made');
       this.index.put(ticket);
+      this.words.put(ticket);
       this.remember(ticket);
       this.rememberKeys(ticket);
       return ticket;
@@ -256,6 +261,7 @@ export class FileTicketStore implements TicketStore, FileStore {
       const ticket = withKey(next.ticket, next.idempotency);
       await this.writeChange(ticket.id, next.files, { ticket }, current);
       this.index.put(ticket);
+      this.words.put(ticket);
       this.remember(ticket);
       this.rememberKeys(ticket);
       return ticket;
@@ -365,6 +371,7 @@ export class FileTicketStore implements TicketStore, FileStore {
       await gatedTogether(this.root, async () => {
         await this.journal.append({ removed: id });
         this.index.remove(id);
+        this.words.remove(id);
         this.cache.delete(id);
         await unlinkDurable(this.ticketPath(id));
         await removeTree(join(this.filesDir, id));
@@ -376,6 +383,22 @@ export class FileTicketStore implements TicketStore, FileStore {
 
   list(filter: ListFilter, limit: number, offset: number, context?: ListContext) {
     return Promise.resolve(this.index.list(filter, limit, offset, context));
+  }
+
+  search(query: string, limit: number, offset: number) {
+    const { words, number, id } = searchQuery(query);
+    const scores = new Map<string, number>();
+    for (const hit of this.words.search(words)) scores.set(hit.id, hit.score);
+    // The ticket a number or an id names exactly comes first.
+    const exact = number === undefined ? undefined : this.index.idOf(number);
+    if (exact !== undefined) scores.set(exact, EXACT);
+    if (id !== undefined && this.index.has(id)) scores.set(id, EXACT);
+    const ranked: Ranked[] = [];
+    for (const [ticketId, score] of scores) {
+      const item = this.index.itemOf(ticketId);
+      if (item) ranked.push({ item, score });
+    }
+    return Promise.resolve(bestFirst(ranked, limit, offset));
   }
 
   count(filter: ListFilter, context?: ListContext) {

@@ -266,6 +266,11 @@ export class TicketIndex {
     return this.byNumber.get(number);
   }
 
+  /** The list view of one ticket. */
+  itemOf(id: string): TicketListItem | undefined {
+    return this.byId.get(id)?.item;
+  }
+
   numberOf(id: string): number | undefined {
     return this.byId.get(id)?.item.number;
   }

@@ -141,6 +141,11 @@ export interface TicketStore {
   remove(id: string): Promise<boolean>;
   /** Ordered by `context.sort` (default: newest first). */
   list(filter: ListFilter, limit: number, offset: number, context?: ListContext): Promise<ListPage>;
+  /**
+   * Tickets of any status whose number, id, customer email or name, subject, message, reply or note,
+   * or tag matches `query` (/v1/search): best first, then newest first.
+   */
+  search(query: string, limit: number, offset: number): Promise<ListPage>;
   /** How many tickets match `filter` (`{}`: all of them). */
   count(filter: ListFilter, context?: ListContext): Promise<number>;
   /** Tickets per inbox view and per status, each as list() would total it. */
