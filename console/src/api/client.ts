@@ -139,6 +139,9 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     passkeyRemove: (id: string) => call<void>('DELETE', '/session/passkeys', { query: { id } }),
     passkeySignInOptions: () => post<PublicKeyCredentialRequestOptionsJSON>('/session/passkey/options'),
     passkeySignIn: (response: unknown) => post<Session>('/session/passkey', { response }).then(keepToken),
+    /** The agent's own name, signature (Markdown, under their replies) and availability for round robin. */
+    profile: (body: { name?: string; signature?: string; available?: boolean }) =>
+      call<Session>('PATCH', '/session/profile', { json: body }),
     forgot: (email: string) => post<{ accepted: true }>('/session/forgot', { email }),
     /** A mailed link's second half (invitation or reset): the password, then a new session. */
     useLink: (purpose: 'invite' | 'reset', token: string, password: string) =>

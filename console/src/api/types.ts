@@ -14,6 +14,10 @@ export interface SessionAgent {
   two_factor_enabled: boolean;
   passkey_count: number;
   locale?: string | null;
+  /** Markdown added under their replies (their own profile). */
+  signature: string;
+  /** Takes new tickets when assignment is round robin. */
+  available: boolean;
   /** The first sign-in with a one-time password: every other call answers 403 password_change_required. */
   must_change_password?: boolean;
 }

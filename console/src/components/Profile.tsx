@@ -47,6 +47,7 @@ export function Profile() {
           </div>
         </dl>
       </section>
+      <OwnProfile />
       <section class="card" aria-labelledby="password-title">
         <h2 id="password-title">{t.changePassword}</h2>
         <PasswordForm idPrefix="profile" />
@@ -359,5 +360,62 @@ function Passkeys({ retry }: { retry: Retry }) {
         </div>
       </form>
     </section>
+  );
+}
+
+/** What an agent says about themselves: their name, a signature under their replies, whether they take new tickets. */
+function OwnProfile() {
+  const s = useStore();
+  const t = s.t.value;
+  const agent = s.me.value!;
+  const name = useSignal(agent.name);
+  const signature = useSignal(agent.signature);
+  const available = useSignal(agent.available);
+  const error = useSignal('');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      s.session.value = await s.api.profile({
+        name: name.value,
+        signature: signature.value,
+        available: available.value,
+      });
+      error.value = '';
+      s.toasts.show({ text: t.profileSaved });
+    } catch (err) {
+      error.value = s.describe(err);
+    }
+  };
+  return (
+    <form class="card" onSubmit={submit} noValidate aria-labelledby="own-title">
+      <h2 id="own-title">{t.ownProfile}</h2>
+      <Field
+        id="own-name"
+        label={t.displayName}
+        value={name.value}
+        error={error.value}
+        onInput={(e) => (name.value = e.currentTarget.value)}
+      />
+      <label for="own-signature">{t.signature}</label>
+      <textarea
+        id="own-signature"
+        rows={3}
+        value={signature.value}
+        onInput={(e) => (signature.value = e.currentTarget.value)}
+      />
+      <label>
+        <input
+          type="checkbox"
+          checked={available.value}
+          onChange={(e) => (available.value = e.currentTarget.checked)}
+        />{' '}
+        {t.available}
+      </label>
+      <div class="actions">
+        <button type="submit" class="btn primary">
+          {t.save}
+        </button>
+      </div>
+    </form>
   );
 }
