@@ -15,6 +15,7 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
 import { writeMarkdown } from './markdown-file.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { baseline, CREATE_BODY, JSON_TYPE, KEYS, PK, ROOT, SK, ticketing, type Running } from './servers.js';
+import { compareDrivers } from './drivers.js';
 import { startPostgres } from './postgres-server.js';
 import { PROFILE_HEADING } from './profile.js';
 import { seed, seedAuditLog, seedOutbox, seedParallel, type Seeded } from './seed.js';
@@ -307,6 +308,31 @@ async function postgresStore() {
   );
   // The JSON-file server below reads the same tickets: the directory is used again, not a frozen copy.
   rmSync(join(dir, 'MOVED-TO-POSTGRES'));
+  // The driver decision of issue 32: the patched \`postgres\` driver beside \`pg\` with its pool, same statements.
+  const drivers = await compareDrivers(
+    db.url,
+    tickets.map((t) => t.id),
+    SECONDS,
+    ROUNDS,
+  );
+  const ours = drivers[0];
+  for (const d of drivers) {
+    add({
+      what: `driver ${d.driver}: ticket by id, req/s`,
+      value: fmt(d.readsPerS, 0),
+      baseline: d === ours ? '' : `${fmt(ours!.readsPerS, 0)} postgres`,
+      ratio: d === ours ? '' : ratio(d.readsPerS, ours!.readsPerS),
+    });
+    add({
+      what: `driver ${d.driver}: BEGIN/INSERT/COMMIT, tx/s`,
+      value: fmt(d.insertsPerS, 0),
+      baseline: d === ours ? '' : `${fmt(ours!.insertsPerS, 0)} postgres`,
+      ratio: d === ours ? '' : ratio(d.insertsPerS, ours!.insertsPerS),
+    });
+  }
+  note(
+    `Drivers, 10 connections and 16 callers each, ${ROUNDS} alternating rounds of ${SECONDS} s, median: p99 of a read ${drivers.map((d) => `${d.driver} ${fmt(d.readP99Ms)} ms`).join(', ')}; of an insert ${drivers.map((d) => `${d.driver} ${fmt(d.insertP99Ms)} ms`).join(', ')}.`,
+  );
   const pgEnv = { TICKETING_DATABASE_URL: db.url };
   const pgDirs = [mkdtempSync(join(tmpdir(), 'bench-pg-a-')), mkdtempSync(join(tmpdir(), 'bench-pg-b-'))];
   const files = await ticketing(dir);
@@ -359,6 +385,8 @@ async function postgresStore() {
       value: fmt(pgRead!.rps, 0),
       baseline: `${fmt(fileRead!.rps, 0)} JSON files`,
       ratio: times(pairedRatio(pgRead!, fileRead!)),
+      target: '≥ 0.8x JSON files',
+      pass: pairedRatio(pgRead!, fileRead!) >= 0.8,
     });
     add({
       what: 'PostgreSQL, two instances: GET /ticket (sk), req/s',
@@ -378,11 +406,15 @@ async function postgresStore() {
       value: fmt(pgCreate!.rps, 0),
       baseline: `${fmt(fileCreate!.rps, 0)} JSON files`,
       ratio: times(pairedRatio(pgCreate!, fileCreate!)),
+      target: '≥ 0.6x JSON files',
+      pass: pairedRatio(pgCreate!, fileCreate!) >= 0.6,
     });
     add({
       what: 'PostgreSQL: POST /create (pk), p50 / p99 ms',
       value: `${fmt(pgCreate!.p50)} / ${fmt(pgCreate!.p99)}`,
       baseline: `${fmt(fileCreate!.p50)} / ${fmt(fileCreate!.p99)} JSON files`,
+      target: 'p99 ≤ 50 ms',
+      pass: pgCreate!.p99 <= 50,
     });
     add({
       what: 'PostgreSQL, two instances: POST /create (pk), req/s',
