@@ -135,8 +135,9 @@ export async function migrateCommand(args: string[], dataDir: string): Promise<n
               const jobStore = new PgJobStore(db);
               for (const job of jobs) await jobStore.add(job);
 
-              // Counted in the transaction, before it commits: a difference keeps nothing.
-              const stored = await countRows(sql);
+              // Counted in the transaction, before it commits: a difference keeps nothing. (Asked through
+              // q(), which first sends the log and job rows the stores queued to go out with the commit.)
+              const stored = await countRows(await db.q());
               const wrong = Object.keys(expected).filter((k) => stored[k] !== expected[k]);
               if (wrong.length)
                 throw new CliError(
