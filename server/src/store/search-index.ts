@@ -40,6 +40,9 @@ function weightedWords(t: StoredTicket): Map<string, number> {
   return found;
 }
 
+/** How many entries these postings hold (dead ones included): a word's cost. */
+const postingsOf = (terms: Postings[]) => terms.reduce((n, p) => n + p.docs.length, 0);
+
 /** A word's postings: the documents that hold it, and its weight in each. */
 interface Postings {
   docs: number[];
@@ -120,25 +123,42 @@ export class SearchIndex {
    */
   search(query: string[]): SearchHit[] {
     if (!query.length) return [];
-    // The words' matches, fewest first: the first sets the candidates, each next one narrows them.
-    const perWord = query.map((q) => this.matching(q)).sort((a, b) => a.size - b.size);
-    let scores = perWord[0]!;
-    for (const next of perWord.slice(1)) {
-      const kept = new Map<number, number>();
-      for (const [doc, score] of scores) {
-        const more = next.get(doc);
-        if (more !== undefined) kept.set(doc, score + more);
-      }
-      scores = kept;
-      if (!scores.size) break;
-    }
+    // The word with the fewest postings sets the candidates; each other word is checked in the
+    // candidates' own words (a few dozen each), not by reading its postings, which for a word most
+    // tickets hold ("com" of every email) would be the whole index.
+    const sized = query.map((q) => ({ q, terms: this.termsStarting(q) }));
+    sized.sort((a, b) => postingsOf(a.terms) - postingsOf(b.terms));
+    const scores = this.matching(sized[0]!.terms);
+    const rest = sized.slice(1).map((w) => w.q);
     const hits: SearchHit[] = [];
-    for (const [doc, score] of scores) hits.push({ id: this.docs[doc]!, score });
+    for (const [doc, first] of scores) {
+      const own = this.docWords[doc]!;
+      let score = first;
+      for (const q of rest) {
+        let best = 0;
+        for (const [w, weight] of own) if (weight > best && w.startsWith(q)) best = weight;
+        if (!best) {
+          score = 0;
+          break;
+        }
+        score += best;
+      }
+      if (score) hits.push({ id: this.docs[doc]!, score });
+    }
     return hits;
   }
 
-  /** The live documents holding a word that begins with `prefix`, with the best weight of such a word. */
-  private matching(prefix: string): Map<number, number> {
+  /** The postings of every word that begins with `prefix`. */
+  private termsStarting(prefix: string): Postings[] {
+    const found: Postings[] = [];
+    const exact = this.terms.get(prefix);
+    if (exact) found.push(exact);
+    for (const [term, p] of this.terms) if (term !== prefix && term.startsWith(prefix)) found.push(p);
+    return found;
+  }
+
+  /** The live documents of these postings, with the best weight of each. */
+  private matching(postings: Postings[]): Map<number, number> {
     const best = new Map<number, number>();
     const take = (p: Postings) => {
       for (let i = 0; i < p.docs.length; i++) {
@@ -148,7 +168,7 @@ export class SearchIndex {
         if ((best.get(doc) ?? 0) < w) best.set(doc, w);
       }
     };
-    for (const [term, p] of this.terms) if (term.startsWith(prefix)) take(p);
+    for (const p of postings) take(p);
     return best;
   }
 }
