@@ -129,7 +129,8 @@ describe('a verified customer', () => {
     w = mountWidget(s, { open: true });
     w.handle.identify({ email: 'grace@example.com', name: 'Grace', signature: sign('grace@example.com') });
     const item = await until(() => byText(w!.root, '.item', /Filed on my phone/));
-    expect(item.textContent).toContain('Open');
+    // Support's reply left it waiting on the customer (the workflow's default reply status).
+    expect(item.textContent).toContain('Pending');
     expect(w.root.textContent).not.toContain('Bob’s own');
     fireEvent.click(item);
     await until(() => byText(w!.root, '.msg.theirs', /Answered/));

@@ -174,6 +174,7 @@ async function countRows(sql: Awaited<ReturnType<Database['q']>>): Promise<Count
       (SELECT count(*)::int FROM config) AS configuration,
       (SELECT count(*)::int FROM logs WHERE log = 'audit') AS "log:audit",
       (SELECT count(*)::int FROM logs WHERE log = 'webhook') AS "log:webhook",
-      (SELECT count(*)::int FROM logs WHERE log = 'outbox') AS "log:outbox"`;
+      (SELECT count(*)::int FROM logs WHERE log = 'outbox') AS "log:outbox",
+      (SELECT count(*)::int FROM logs WHERE log = 'kb_feedback') AS "log:kb_feedback"`;
   return row!;
 }

@@ -72,7 +72,7 @@ describe('GET /my-tickets', () => {
     expect(res.body.email).toBe('ada@example.com');
     expect(res.body.data.map((t: { id: string }) => t.id).sort()).toEqual([a1.id, a2.id].sort());
     const first = res.body.data.find((t: { id: string }) => t.id === a1.id);
-    expect(first).toMatchObject({ subject: 'First', support_replies: 1, status: 'open' });
+    expect(first).toMatchObject({ subject: 'First', support_replies: 1, status: 'pending' });
     expect(first.last_reply_at).toEqual(expect.any(String));
     expect(res.text).not.toContain(b.id);
     // Bob, verified, sees his ticket only: no IDOR across customers.

@@ -141,15 +141,22 @@ describe('hostile mail (issue 28)', () => {
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]!.outcome).toEqual({ kind: 'failed', reason: 'parsing the mail took longer than 100 ms' });
     const name = outcomes[0]!.file;
-    expect((await readdir(join(s.dataDir, SPOOL_DIRS.failed))).sort()).toEqual([`${name}.eml`, `${name}.reason`]);
+    // (On a loaded machine even the small warm-up mail may miss a 100 ms deadline: only this mail's files are checked.)
+    const failed = await readdir(join(s.dataDir, SPOOL_DIRS.failed));
+    expect(failed.filter((f) => f.startsWith(name)).sort()).toEqual([`${name}.eml`, `${name}.reason`]);
     expect(await readFile(join(s.dataDir, SPOOL_DIRS.failed, `${name}.reason`), 'utf8')).toBe(
       'parsing the mail took longer than 100 ms\n',
     );
     expect(await readdir(join(s.dataDir, SPOOL_DIRS.spool))).toEqual([]);
 
-    // The ended thread is replaced: the next mail becomes a ticket.
-    await sendTo(port, { from: 'ada@example.com', to: SUPPORT, subject: 'after', text: 'still here' });
-    await spool.idle();
-    expect(spool.outcomes.at(-1)!.outcome.kind).toBe('created');
+    // The ended thread is replaced: a next small mail becomes a ticket (three tries, as a loaded machine
+    // may make one miss the 100 ms deadline; a thread that was not replaced fails them all).
+    const kinds: string[] = [];
+    for (let i = 0; i < 3 && !kinds.includes('created'); i++) {
+      await sendTo(port, { from: 'ada@example.com', to: SUPPORT, subject: `after ${i}`, text: 'still here' });
+      await spool.idle();
+      kinds.push(spool.outcomes.at(-1)!.outcome.kind);
+    }
+    expect(kinds).toContain('created');
   }, 120_000);
 });

@@ -27,6 +27,26 @@ import { CoalescedReads } from './coalesced-reads.js';
 import type { Database, Sql } from './database.js';
 
 const SCAN_PAGE = 1000;
+
+/**
+ * A value with its object keys in jsonb's order (shorter keys first, then by their bytes), as a read of
+ * the row gives it back: a ticket held from a write serializes byte for byte as the same ticket read
+ * from the database, so its ETag does not change when the copy in memory is replaced by a read.
+ */
+function asJsonb<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(asJsonb) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const keys = Object.keys(value)
+    .map((k) => ({ k, bytes: Buffer.from(k) }))
+    .sort((a, b) => a.bytes.length - b.bytes.length || Buffer.compare(a.bytes, b.bytes))
+    .map(({ k }) => k);
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = asJsonb(v);
+  }
+  return out as T;
+}
 const REFRESH_PAGE = 500;
 /** Tickets held in memory per mode (the JSON store's cache holds as many). */
 const CACHE_SIZE = 5000;
@@ -180,7 +200,16 @@ export class PgTicketStore implements TicketStore, FileStore {
       // Nothing is read back: the row goes out with the unit's next statement, or with its COMMIT.
       const { answer } = await this.db.later((q) => this.insert(q, ticket));
       if (change.files?.length) await this.insertFiles(await this.db.q(), ticket.id, change.files);
-      afterCommit(() => void answer.then(([row]) => this.remember(ticket.id, { ticket, version: row!.version })));
+      // A create is a ticket's first version: a copy already held was put there by a later write of the
+      // same transaction (a rule run on ticket.created), whose row has the same version (xmin), so the
+      // created ticket must not replace it.
+      afterCommit(
+        () =>
+          void answer.then(([row]) => {
+            if (!this.cache.has(ticket.id))
+              this.remember(ticket.id, { ticket: asJsonb(ticket), version: row!.version });
+          }),
+      );
       return ticket;
     });
   }
@@ -211,7 +240,7 @@ export class PgTicketStore implements TicketStore, FileStore {
         WHERE mode = ${this.mode} AND id = ${id}
         RETURNING xmin::text AS version`;
       await this.insertFiles(sql, id, next.files ?? []);
-      afterCommit(() => this.remember(id, { ticket, version: updated!.version }));
+      afterCommit(() => this.remember(id, { ticket: asJsonb(ticket), version: updated!.version }));
       return ticket;
     });
   }

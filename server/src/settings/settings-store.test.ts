@@ -63,7 +63,8 @@ describe('resource writes', () => {
     );
     await expect(statuses.write(s, { statuses: withoutPending }, context())).rejects.toMatchObject({
       code: 'status_in_use',
-      message: '"pending" is still used by macros',
+      // (and by autoclose, which closes pending tickets by default)
+      message: '"pending" is still used by macros, autoclose',
     });
     await expect(
       CONFIG_RESOURCES.macros.write(s, { macros: [{ id: 'x', name: 'X', message: 'x', status: 'gone' }] }, context()),

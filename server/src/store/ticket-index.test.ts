@@ -132,6 +132,7 @@ describe('TicketIndex', () => {
         'priority',
         'rating',
         'reply_count',
+        'snoozed_until',
         'status',
         'subject',
         'tags',
@@ -164,6 +165,8 @@ describe('TicketIndex', () => {
         agent_id: pick([null, 'agt_1', 'agt_2']),
         due_at: rnd() < 0.3 ? null : time(Math.floor(rnd() * 2000)),
         updated_at: time(Math.floor(rnd() * 1500)),
+        // Some snoozed: until before or after now (1000), so both asleep and woken ones occur.
+        snoozed_until: rnd() < 0.3 ? time(Math.floor(rnd() * 2000)) : null,
         replies,
       };
     };
@@ -182,8 +185,10 @@ describe('TicketIndex', () => {
     });
     const ctx = context('created');
     const open = (t: Ticket) => t.status !== 'closed';
+    const asleep = (t: Ticket) => !!t.snoozed_until && t.snoozed_until > ctx.now;
     const inView: Record<string, (t: Ticket) => boolean> = {
-      needs_reply: (t) => open(t) && customerSpokeLast(t),
+      needs_reply: (t) => open(t) && customerSpokeLast(t) && !asleep(t),
+      snoozed: (t) => open(t) && asleep(t),
       mine: (t) => open(t) && t.agent_id === 'agt_1',
       unassigned: (t) => open(t) && t.agent_id === null,
       due_soon: (t) => open(t) && t.due_at !== null && t.due_at >= ctx.now && t.due_at < ctx.soon,

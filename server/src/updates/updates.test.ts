@@ -33,7 +33,7 @@ describe('GET /updates', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.body.unread).toBe(2);
     const byId = Object.fromEntries(res.body.data.map((t: { id: string }) => [t.id, t]));
-    expect(byId[a.id]).toMatchObject({ unread: 1, support_replies: 2, status: 'open' });
+    expect(byId[a.id]).toMatchObject({ unread: 1, support_replies: 2, status: 'pending' });
     expect(byId[b.id]).toMatchObject({ unread: 1, support_replies: 1 });
   });
 
