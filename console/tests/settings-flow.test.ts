@@ -211,7 +211,7 @@ describe('settings: rules, SLA and hours, automation', () => {
     const preview = page.locator('.autoreply-preview');
     await expect
       .poll(() => preview.locator('.mail-subject').textContent())
-      .toBe(`Got it: Lost parcel (${ticket.body.id})`);
+      .toBe(`[#${ticket.body.number}] Got it: Lost parcel (${ticket.body.id})`);
     await page.getByLabel('Message outside business hours').fill('Hi {{name}}, we are closed.');
     await preview.getByText('Hi Grace, we are closed.').waitFor();
     await page.getByLabel('Message', { exact: true }).fill('');
@@ -241,16 +241,17 @@ describe('settings: rules, SLA and hours, automation', () => {
     await expect.poll(() => days.getAttribute('aria-invalid')).toBe('true');
     await page.locator('#autoclose-days-err').waitFor();
     await days.fill('3');
-    await page.getByLabel('Pending').check();
+    // Pending (a support reply's default status) and Answered are chosen from the start.
+    await expect.poll(() => page.getByLabel('Pending').isChecked()).toBe(true);
     await page
-      .getByText('A ticket that is Answered or Pending and has heard nothing from the customer for 3 days is closed.')
+      .getByText('A ticket that is Pending or Answered and has heard nothing from the customer for 3 days is closed.')
       .waitFor();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').getByText('Saved').waitFor();
     expect((await stack.api.call('GET', '/admin?r=autoclose')).body.autoclose).toEqual({
       enabled: true,
       after_days: 3,
-      statuses: ['answered', 'pending'],
+      statuses: ['pending', 'answered'],
     });
     expect(await axe(page)).toEqual([]);
     for (const tab of ['Escalation', 'Autoreply']) {

@@ -23,6 +23,9 @@ addEventListener('message', (e: MessageEvent<PreviewMessage>) => {
   script.src = '/widget.js';
   script.dataset.key = e.data.key;
   script.dataset.design = JSON.stringify(e.data.design);
+  // The language chosen in the form: visitors get their own (the page's, the browser's) first, but the
+  // preview shows what the shop set.
+  if (typeof e.data.design.locale === 'string') script.dataset.locale = e.data.design.locale;
   if (e.data.open) script.dataset.open = 'true';
   // Tells the console what the visitor did in the preview, so the next mount keeps the panel as it was.
   script.onload = () => {
