@@ -13,6 +13,7 @@ import type {
   Report,
   Session,
   Team,
+  ListItem,
   TicketList,
   TotpEnrolment,
 } from './types.js';
@@ -153,6 +154,9 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     adminAction: <T>(action: string, body: unknown) => post<T>(`/admin/${action}`, body),
 
     list: (query: Query) => get<TicketList>('/list', query),
+    /** Every ticket, any status and view (the search box): by number, id, email, name, text or tag. */
+    search: (query: { q: string; limit: number; cursor?: string | undefined }) =>
+      get<{ data: ListItem[]; total: number; next_cursor: string | null }>('/search', query),
     counts: () => get<Counts>('/counts'),
     ticket: (id: string) => get<ConsoleTicket>('/ticket', { id }),
     reply: (
