@@ -14,6 +14,7 @@ import type {
   Report,
   Session,
   Team,
+  ListItem,
   TicketList,
   TotpEnrolment,
 } from './types.js';
@@ -167,6 +168,9 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     adminAction: <T>(action: string, body: unknown) => post<T>(`/admin/${action}`, body),
 
     list: (query: Query) => get<TicketList>('/list', query),
+    /** Every ticket, any status and view (the search box): by number, id, email, name, text or tag. */
+    search: (query: { q: string; limit: number; cursor?: string | undefined }) =>
+      get<{ data: ListItem[]; total: number; next_cursor: string | null }>('/search', query),
     counts: () => get<Counts>('/counts'),
     /** A ticket with the newest page of its thread (`older_replies` says what is before it), or an older page. */
     ticket: (id: string, before?: string) =>

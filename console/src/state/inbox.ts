@@ -21,6 +21,8 @@ export function createInbox(api: Api) {
   const focused = signal<string | null>(null);
   const focusedIndex = computed(() => rows.value.findIndex((r) => r.id === focused.value));
   let generation = 0;
+  /** Where the search's next page starts (/search pages by cursor). */
+  let cursor: string | null = null;
 
   async function load(next = filters.value, { more = false } = {}) {
     const mine = ++generation;
@@ -31,7 +33,11 @@ export function createInbox(api: Api) {
       const offset = more ? rows.value.length : 0;
       // A refresh keeps as many rows as are shown, so a live update does not shorten the list.
       const limit = more ? PAGE : Math.min(200, Math.max(PAGE, changed ? 0 : rows.value.length));
-      const page = await api.list({ ...listQuery(next), limit, offset });
+      // A search looks through every ticket, whatever the view and its filters (issue 30).
+      const page = next.q
+        ? await api.search({ q: next.q, limit: Math.min(limit, 100), cursor: more ? (cursor ?? undefined) : undefined })
+        : await api.list({ ...listQuery(next), limit, offset });
+      if (next.q) cursor = (page as { next_cursor: string | null }).next_cursor;
       if (mine !== generation) return;
       batch(() => {
         rows.value = more
