@@ -250,6 +250,9 @@ export const CountsSchema = z
   .meta({ id: 'Counts' });
 export type Counts = z.infer<typeof CountsSchema>;
 
+/** Every view at zero: where both stores start their /counts sums. */
+export const noViews = (): Counts['views'] => Object.fromEntries(INBOX_VIEWS.map((v) => [v, 0])) as Counts['views'];
+
 /** /bulk: one result per ticket named, in the order named. */
 export const BulkResultSchema = z
   .strictObject({

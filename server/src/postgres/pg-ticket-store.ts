@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type postgres from 'postgres';
-import { isId } from '../model/index.js';
+import { isId, noViews } from '../model/index.js';
 import { automationFacts, customerSpokeLast, listItem, PRIORITY_RANK, searchText } from '../store/ticket-index.js';
 import { searchParts, searchQuery } from '../store/search-index.js';
 import {
@@ -474,17 +474,7 @@ export class PgTicketStore implements TicketStore, FileStore {
         count(*) FILTER (WHERE due_at >= ${context.now} AND due_at < ${context.soon})::int AS soon
       FROM tickets WHERE mode = ${this.mode} GROUP BY status`;
     const closed = new Set(context.closed);
-    const views = {
-      needs_reply: 0,
-      snoozed: 0,
-      mine: 0,
-      unassigned: 0,
-      due_soon: 0,
-      overdue: 0,
-      open: 0,
-      closed: 0,
-      all: 0,
-    };
+    const views = noViews();
     const statuses: Record<string, number> = {};
     for (const r of rows) {
       statuses[r.status] = r.n;

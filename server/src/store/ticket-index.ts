@@ -1,4 +1,4 @@
-import type { Counts, InboxView, ListSort, TicketListItem } from '../model/index.js';
+import { noViews, type Counts, type InboxView, type ListSort, type TicketListItem } from '../model/index.js';
 import { NEWEST, type AutomationFacts, type ListContext, type ListFilter, type StoredTicket } from './ticket-store.js';
 
 interface Entry extends AutomationFacts {
@@ -477,17 +477,7 @@ export class TicketIndex {
   counts(context: ListContext): Counts {
     const closed = new Set(context.closed);
     const statuses: Record<string, number> = {};
-    const views = {
-      needs_reply: 0,
-      snoozed: 0,
-      mine: 0,
-      unassigned: 0,
-      due_soon: 0,
-      overdue: 0,
-      open: 0,
-      closed: 0,
-      all: 0,
-    };
+    const views = noViews();
     const mine = context.me === undefined ? undefined : this.assigned.get(context.me);
     for (const [status, list] of this.byStatus) {
       if (!list.length) continue;
