@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { auditEntry } from '../audit/audit.js';
 import { ApiError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
-import { sha256 } from '../keys/keys.js';
 import { mailConfigured } from '../mail/mailer.js';
 import {
   AccountLinkInputSchema,
@@ -14,7 +13,7 @@ import {
   type RequestActor,
 } from '../model/index.js';
 import type { Outbox } from '../outbox/outbox.js';
-import { checkOrigin, cookieName } from '../sessions/session-cookie.js';
+import { checkOrigin } from '../sessions/session-cookie.js';
 import type { SessionRouteDeps } from '../sessions/session-agent.js';
 import { countAttempt, startSession } from '../sessions/sign-in.js';
 import { useSecondFactor } from '../sessions/totp.js';
@@ -141,11 +140,9 @@ function useLinkRoute(purpose: AccountLink['purpose']) {
         await attempt.forgive();
       }
       const used = await useAccountLink(deps.configStore, purpose, body.token, await hashPassword(body.password), now);
-      // Every session of the agent ends (the password they began with is gone), and the one the
-      // browser brought, whoever's: the new session has an id nobody held before.
+      // Every session of the agent ends (the password they began with is gone); startSession ends the
+      // one the browser brought, whoever's.
       await deps.sessions.removeAgent(used.id);
-      const old = ctx.cookies.get(cookieName(deps.config));
-      if (old) await deps.sessions.remove(sha256(old));
       const view = await startSession(ctx, deps, used);
       const actor: RequestActor = {
         kind: 'agent',

@@ -6,7 +6,6 @@ import type { Config } from '../config/config.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { rateLimited } from '../http/rate-limit.js';
 import { routeFor } from '../http/route.js';
-import { sha256 } from '../keys/keys.js';
 import {
   DeletedSchema,
   PasskeyAddSchema,
@@ -18,7 +17,7 @@ import {
   type StoredPasskey,
 } from '../model/index.js';
 import { agentNow, agentOf, setAgent, type SessionRouteDeps } from './session-agent.js';
-import { checkOrigin, cookieName } from './session-cookie.js';
+import { checkOrigin } from './session-cookie.js';
 import { countAttempt, startSession } from './sign-in.js';
 import { requireRecentVerification } from './recent-verification.js';
 
@@ -269,8 +268,6 @@ const signInWithPasskey = route({
     });
     await forgive();
     await deps.sessions.clearFailures(keys[0]);
-    const old = ctx.cookies.get(cookieName(deps.config));
-    if (old) await deps.sessions.remove(sha256(old));
     const current = agentNow(deps, agent.id);
     const session = await startSession(ctx, deps, current);
     const actor: RequestActor = {

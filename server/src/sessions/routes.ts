@@ -2,10 +2,9 @@ import { z } from 'zod';
 import { auditEntry } from '../audit/audit.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
-import { sha256 } from '../keys/keys.js';
 import { PasswordChangeSchema, SessionSchema, SignInSchema, VerifySchema, type RequestActor } from '../model/index.js';
 import { hashPassword, verifyPassword } from '../settings/passwords.js';
-import { checkOrigin, clearSessionCookie, cookieName, currentSession, passwordFingerprint } from './session-cookie.js';
+import { checkOrigin, clearSessionCookie, currentSession, passwordFingerprint } from './session-cookie.js';
 import { checkPassword, countAttempt, sessionView, startSession } from './sign-in.js';
 import { agentNow, agentOf, setAgent, type SessionRouteDeps } from './session-agent.js';
 import { newEnrolment, newRecoveryCodes, totpStep, useSecondFactor } from './totp.js';
@@ -41,9 +40,6 @@ const signIn = route({
     // A sign-in from another site's page would sign the browser in to the attacker's account.
     checkOrigin(ctx, deps.config);
     const agent = await checkPassword(deps, body, ip);
-    // The session the browser brought, if any, ends: a sign-in always leaves one new session behind.
-    const old = ctx.cookies.get(cookieName(deps.config));
-    if (old) await deps.sessions.remove(sha256(old));
     const view = await startSession(ctx, deps, agent);
     const actor: RequestActor = {
       kind: 'agent',
@@ -124,7 +120,6 @@ const changePassword = route({
     });
     const agent = next.agents.find((a) => a.id === who.id);
     if (!agent) throw new ApiError(401, 'not_signed_in', 'Your session has ended: sign in again.');
-    await deps.sessions.remove(found.session.hash);
     await deps.sessions.removeAgent(agent.id, passwordFingerprint(agent));
     const view = await startSession(ctx, deps, agent);
     await deps.audit.append(auditEntry(deps.clock(), actor, 'agent.password_change', agent.id));
@@ -163,8 +158,7 @@ const verify = route({
     } else if (!(await useSecondFactor(deps.configStore, agent, body.code!, attempt.now)))
       throw validationError('code', 'is wrong, or was used already');
     await attempt.forgive();
-    // A new session id for the raised trust: a cookie copied before this does not share it.
-    await deps.sessions.remove(found.session.hash);
+    // A new session id for the raised trust (startSession ends this one): a cookie copied before this does not share it.
     const view = await startSession(ctx, deps, agentNow(deps, agent.id));
     await deps.audit.append(
       auditEntry(deps.clock(), actor, 'session.verify', agent.id, { by: body.password ? 'password' : 'code' }),

@@ -4,7 +4,14 @@ import { sha256 } from '../keys/keys.js';
 import type { SessionView, StoredAgent } from '../model/index.js';
 import { verifyPassword } from '../settings/passwords.js';
 import { useSecondFactor } from './totp.js';
-import { csrfToken, newSessionId, passwordFingerprint, setSessionCookie, type SessionDeps } from './session-cookie.js';
+import {
+  cookieName,
+  csrfToken,
+  newSessionId,
+  passwordFingerprint,
+  setSessionCookie,
+  type SessionDeps,
+} from './session-cookie.js';
 
 /** Failed sign-ins allowed in the window, per email and per client address. */
 const SIGN_IN_LIMITS = { windowMs: 15 * 60_000, perEmail: 5, perAddress: 20 };
@@ -106,9 +113,13 @@ export function sessionView(agent: StoredAgent, sessionId: string): SessionView 
 
 /**
  * Starts a session with a new id (never one the browser brought: no fixation), sets its cookie, and
- * answers what sign-in answers. Expired sessions are swept on the way.
+ * answers what sign-in answers. The session the browser brought, whoever's, ends: every way in (a
+ * sign-in, a passkey, a mailed link, a new password, a re-check) leaves one new session behind.
+ * Expired sessions are swept on the way.
  */
 export async function startSession(ctx: Context, deps: SessionDeps, agent: StoredAgent): Promise<SessionView> {
+  const old = ctx.cookies.get(cookieName(deps.config));
+  if (old) await deps.sessions.remove(sha256(old));
   const now = deps.clock().getTime();
   const id = newSessionId();
   await deps.sessions.removeExpired(now - deps.config.sessions.idleMs, now - deps.config.sessions.maxMs);
