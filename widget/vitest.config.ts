@@ -11,6 +11,7 @@ export default defineConfig({
     environment: 'happy-dom',
     // The page the widget is embedded in: another origin than the API, as on a real site.
     environmentOptions: { happyDOM: { url: 'http://shop.test/cart' } },
+    setupFiles: ['src/test-support/fetch-cache.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     maxWorkers: 2,
