@@ -42,6 +42,7 @@ import { LiveEvents } from './live/live-events.js';
 import { Arrivals } from './shutdown/arrivals.js';
 import { webhookListener, webhookSender } from './webhooks/deliver.js';
 import { LogRetention } from './retention/log-retention.js';
+import { consoleAddress } from './startup/console-address.js';
 
 /** The first keys of a fresh data directory, in full (they exist in full only now), and its admin agent. */
 export interface FirstKeys {
@@ -177,6 +178,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     scheduler.start(config.schedulerMs);
     void deps.outbox.process(); // what was pending before a restart goes out now
     await extension?.started?.(url, print);
+    print(`support console: ${consoleAddress(url, config.publicUrl)}`);
     print(`listening on ${url}`);
     const close = closer({
       directory,

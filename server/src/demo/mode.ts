@@ -4,6 +4,7 @@ import type { KeyStore } from '../store/key-store.js';
 import { demoAgent } from './demo-agent.js';
 import { readDemoKeys, writeDemoKeys } from './keys-file.js';
 import { seedDemo } from './seed.js';
+import { consoleAddress } from '../startup/console-address.js';
 import { demoSite } from './site.js';
 
 /** The demo's keys: the first keys of a fresh demo directory, else those it kept, else a new pair. */
@@ -40,7 +41,7 @@ export const demoMode: BootExtension = {
         print(`Ticketing demo: open ${url}/ in your browser (the shop page with the widget).`);
         print(`  public key (in the pages): ${demo.pk}`);
         print(`  secret key (support):      ${demo.sk}`);
-        print(`Support console: ${url}/console/`);
+        print(`Support console: ${consoleAddress(url)}`);
         print(`  email:    ${agent.email}`);
         print(`  password: ${agent.password}`);
         print('Play support from another terminal:');
