@@ -6,6 +6,7 @@ import { fill } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
 import { Field } from './Field.js';
 import { dateTime } from './format.js';
+import { passkeyRefusal } from './passkeyRefusal.js';
 import { PasswordForm, waitText } from './SignIn.js';
 
 /** An action the server held back for a re-check (403 verification_required), to run again after it. */
@@ -286,8 +287,9 @@ function Passkeys({ retry }: { retry: Retry }) {
   }, [count]);
 
   async function add(): Promise<void> {
+    error.value = passkeyRefusal(t) ?? '';
+    if (error.value) return;
     busy.value = true;
-    error.value = '';
     try {
       const { startRegistration } = await import('@simplewebauthn/browser');
       const optionsJSON = await s.api.passkeyRegistrationOptions();
@@ -298,7 +300,7 @@ function Passkeys({ retry }: { retry: Retry }) {
       s.toasts.show({ text: t.passkeyAdded });
     } catch (err) {
       if (heldForCheck(retry, err, add)) return;
-      error.value = err instanceof ApiError ? s.describe(err) : t.passkeyFailed;
+      error.value = err instanceof ApiError ? s.describe(err) : (passkeyRefusal(t, err) ?? t.passkeyAddFailed);
     } finally {
       busy.value = false;
     }

@@ -14,6 +14,8 @@ export function Shortcuts() {
     ['k', t.key_k],
     ['Enter', t.key_enter],
     ['r', t.key_r],
+    // The reply box sends on Ctrl+Enter (⌘+Enter on a Mac): the one shortcut that works inside a field.
+    ['Ctrl+Enter', t.key_send],
     ['e', t.key_e],
     ['x', t.key_x],
     ['/', t.key_slash],

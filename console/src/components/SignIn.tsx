@@ -4,6 +4,7 @@ import { ApiError } from '../api/client.js';
 import { fill, type Strings } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
 import { Field } from './Field.js';
+import { passkeyRefusal } from './passkeyRefusal.js';
 
 type Errors = Partial<Record<'email' | 'password' | 'code' | 'form', string>>;
 
@@ -77,11 +78,13 @@ export function SignIn() {
 
   async function passkey() {
     errors.value = {};
+    const refused = passkeyRefusal(t);
+    if (refused) return void (errors.value = { form: refused });
     busy.value = true;
     try {
       await s.passkeySignIn();
     } catch (err) {
-      errors.value = explain(err);
+      errors.value = err instanceof ApiError ? explain(err) : { form: passkeyRefusal(t, err) ?? t.passkeyFailed };
     } finally {
       busy.value = false;
     }

@@ -151,7 +151,8 @@ function PropsBar({ ticket }: { ticket: ConsoleTicket }) {
         </label>
       </div>
       <div class="tags-edit">
-        <h3 id="tags-title">{t.tags}</h3>
+        {/* h2: the ticket's h1 comes right before it (axe heading-order). */}
+        <h2 id="tags-title">{t.tags}</h2>
         <div class="tag-list">
           {ticket.tags.length ? (
             ticket.tags.map((name) => (

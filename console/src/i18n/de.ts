@@ -57,6 +57,12 @@ export const de: Strings = {
   signInPasskey: 'Mit einem Passkey anmelden',
   passkeyFailed: 'Die Anmeldung mit dem Passkey wurde nicht abgeschlossen. Erneut versuchen oder das Passwort nutzen.',
   passkeyUnsupported: 'Dieser Browser kann keine Passkeys verwenden.',
+  passkeyAddFailed:
+    'Der Passkey wurde nicht hinzugefügt: Browser oder Gerät haben abgebrochen. Bitte erneut versuchen.',
+  passkeyRefusedLocal:
+    'Ihr Browser erlaubt unter {origin} (einer IP-Adresse) keine Passkeys. Öffnen Sie die Konsole unter {better} und verwenden Sie den Passkey dort.',
+  passkeyRefused:
+    'Ihr Browser erlaubt unter {origin} keine Passkeys: Sie brauchen https (oder localhost). Öffnen Sie die Konsole unter ihrer https-Adresse.',
   invalidCredentials: 'E-Mail oder Passwort ist falsch.',
   twoFactorTitle: 'Zwei-Faktor-Anmeldung',
   twoFactorHint: 'Den 6-stelligen Code aus der Authenticator-App eingeben oder einen Wiederherstellungscode.',
@@ -299,6 +305,7 @@ export const de: Strings = {
   key_k: 'Vorige Anfrage',
   key_enter: 'Anfrage öffnen',
   key_r: 'Auf die Anfrage antworten',
+  key_send: 'Antwort oder Notiz senden (⌘+Enter auf dem Mac)',
   key_slash: 'Suchen',
   key_e: 'Die offene Anfrage schließen (Rückgängig im Hinweis) und die nächste öffnen',
   key_x: 'Anfrage auswählen',

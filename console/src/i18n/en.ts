@@ -59,6 +59,11 @@ export const en = {
   signInPasskey: 'Sign in with a passkey',
   passkeyFailed: 'The passkey sign-in did not finish. Try again or use your password.',
   passkeyUnsupported: 'This browser cannot use passkeys.',
+  passkeyAddFailed: 'The passkey was not added: the browser or the device stopped. Try again.',
+  passkeyRefusedLocal:
+    'Your browser does not allow passkeys at {origin} (an IP address). Open the console at {better} and use your passkey there.',
+  passkeyRefused:
+    'Your browser does not allow passkeys at {origin}: they need https (or localhost). Open the console at its https address.',
   invalidCredentials: 'The email or the password is wrong.',
   twoFactorTitle: 'Two-factor authentication',
   twoFactorHint: 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.',
@@ -308,6 +313,7 @@ export const en = {
   key_k: 'Previous ticket',
   key_enter: 'Open the ticket',
   key_r: 'Reply to the ticket',
+  key_send: 'Send the reply or note (⌘+Enter on a Mac)',
   key_slash: 'Search',
   key_e: 'Close the open ticket (Undo in the toast) and open the next one',
   key_x: 'Select the ticket',

@@ -3,7 +3,7 @@ import type { TicketEventType } from '@ticketing/server/model';
 import { ApiError } from '../../api/client.js';
 import { dateTime } from '../../components/format.js';
 import { useStore, useStrings } from '../../state/context.js';
-import { SecretInput, SettingsForm, TextInput, Toggle } from '../kit/controls.js';
+import { SecretInput, SettingsForm, ShownOnce, TextInput, Toggle } from '../kit/controls.js';
 import { useResource } from '../kit/useResource.js';
 import { moduleStrings } from './strings.js';
 import './modules.css';
@@ -198,6 +198,16 @@ export function ModuleSettings() {
   const t = useStrings(moduleStrings);
   const res = useResource<Module[]>('modules', { list: true });
   const e = res.errors;
+  const [once, setOnce] = useState<string | null>(null);
+  // The secret the save stored, shown this once: the one the server generated for a new URL
+  // (webhook_secrets_created), or the one the admin typed or generated into the password box.
+  useEffect(() => {
+    if (!res.lastSave) return;
+    const sent = res.lastSave.sent.find((m) => m.name === 'webhooks')?.settings as WebhookSettings | undefined;
+    const created = res.lastSave.answer.webhook_secrets_created as { url: string; secret: string }[] | undefined;
+    const secret = created?.find((c) => c.url === sent?.url)?.secret ?? sent?.secret;
+    setOnce(secret ?? null);
+  }, [res.lastSave]);
   return (
     <>
       <SettingsForm title={t.title} intro={t.intro} resource={res}>
@@ -284,6 +294,15 @@ export function ModuleSettings() {
           );
         }}
       </SettingsForm>
+      {once && (
+        <ShownOnce
+          title={t.secretOnce}
+          value={once}
+          hint={t.secretOnceHint}
+          doneLabel={t.done}
+          onDone={() => setOnce(null)}
+        />
+      )}
       {res.saved && <TestEvent dirty={res.dirty} />}
       <DeliveryLog />
     </>

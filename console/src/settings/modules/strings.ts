@@ -12,11 +12,15 @@ const en = {
   urlHint: 'Events are POSTed here as signed JSON.',
   secret: 'Signing secret',
   secretHint:
-    'The receiver checks the Ticketing-Signature header with it. Stored and never shown again: copy it before saving.',
+    'The receiver checks the Ticketing-Signature header with it. Left empty, saving generates one and shows it once.',
   set: 'Set (not shown)',
   replace: 'Replace',
   keep: 'Keep the stored one',
   generate: 'Generate',
+  secretOnce: 'The webhook’s signing secret',
+  secretOnceHint:
+    'Shown this once: copy it into the receiver now, which checks the Ticketing-Signature header with it. Later only “Replace” makes a new one.',
+  done: 'Done',
   events: 'Events',
   test: 'Send a test event',
   testHint: 'A signed ping to the saved URL.',
@@ -50,11 +54,15 @@ const de: Partial<typeof en> = {
   urlHint: 'Ereignisse werden hierhin als signiertes JSON gesendet (POST).',
   secret: 'Signaturschlüssel',
   secretHint:
-    'Der Empfänger prüft damit den Header Ticketing-Signature. Gespeichert und nie wieder angezeigt: vor dem Speichern kopieren.',
+    'Der Empfänger prüft damit den Header Ticketing-Signature. Leer gelassen, erzeugt das Speichern einen und zeigt ihn einmal.',
   set: 'Gesetzt (nicht angezeigt)',
   replace: 'Ersetzen',
   keep: 'Gespeicherten behalten',
   generate: 'Erzeugen',
+  secretOnce: 'Der Signaturschlüssel des Webhooks',
+  secretOnceHint:
+    'Nur dieses eine Mal angezeigt: jetzt in den Empfänger kopieren, der damit den Header Ticketing-Signature prüft. Später erzeugt nur „Ersetzen“ einen neuen.',
+  done: 'Fertig',
   events: 'Ereignisse',
   test: 'Testereignis senden',
   testHint: 'Ein signierter Ping an die gespeicherte URL.',
