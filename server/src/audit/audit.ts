@@ -47,6 +47,8 @@ function ticketEventDetails(e: TicketEvent): Record<string, unknown> {
       return { reply_id: e.reply?.id ?? null, from_customer: e.reply?.from_customer ?? null };
     case 'ticket.note_added':
       return { reply_id: e.reply?.id ?? null };
+    case 'ticket.mentioned':
+      return { reply_id: e.reply?.id ?? null, agents: e.reply?.mentions ?? [] };
     case 'ticket.rated':
       return { score: e.ticket.rating?.score ?? null };
     case 'ticket.snoozed':

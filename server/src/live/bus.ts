@@ -13,6 +13,8 @@ export type LiveMessage =
       /** The row; null when it was too large to travel (the receiver reads it from the store). */
       ticket: TicketListItem | null;
       by: ActorRef;
+      /** ticket.mentioned: the agents the new note names (their consoles tell them). */
+      mentioned?: string[];
     }
   | {
       /** Presence: `typing` (… is replying) or `viewing` (… is viewing, event agent.viewing). */

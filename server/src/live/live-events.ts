@@ -9,6 +9,7 @@ function streamType(type: TicketEvent['type']): string {
     case 'ticket.created':
     case 'ticket.replied':
     case 'ticket.note_added':
+    case 'ticket.mentioned':
     case 'ticket.deleted':
       return type;
     default:
@@ -105,7 +106,14 @@ export class LiveEvents {
 
   /** The TicketEvents listener (it runs last, so it sees the ticket as rules left it). */
   listener() {
-    return (e: TicketEvent) => this.tell(e.mode, streamType(e.type), e.ticket, e.actor);
+    return (e: TicketEvent) =>
+      this.tell(
+        e.mode,
+        streamType(e.type),
+        e.ticket,
+        e.actor,
+        e.type === 'ticket.mentioned' ? e.reply?.mentions : undefined,
+      );
   }
 
   /**
@@ -121,7 +129,7 @@ export class LiveEvents {
     return this.tell(mode, 'ticket.changed', ticket, actor);
   }
 
-  private async tell(mode: KeyMode, type: string, ticket: Ticket, actor: Actor) {
+  private async tell(mode: KeyMode, type: string, ticket: Ticket, actor: Actor, mentioned?: string[]) {
     // Another instance may have listeners: a shared bus always carries the event.
     if (!this.bus.shared && !this.wanted) return;
     await this.bus.publish({
@@ -132,6 +140,7 @@ export class LiveEvents {
       ticket_id: ticket.id,
       ticket: listItem(ticket),
       by: actorRef(actor),
+      ...(mentioned ? { mentioned } : {}),
     });
   }
 
@@ -153,7 +162,7 @@ export class LiveEvents {
     }
     if (!m.id.startsWith(`${this.origin}-`)) for (const receive of this.elsewhere) receive(m);
     if (!m.ticket || !this.wanted) return;
-    const chunk = sse(m.type, { ticket: m.ticket, by: m.by }, m.id);
+    const chunk = sse(m.type, { ticket: m.ticket, by: m.by, ...(m.mentioned ? { mentioned: m.mentioned } : {}) }, m.id);
     const ring = this.rings[m.mode];
     ring.push({ id: m.id, chunk });
     if (ring.length > this.ringSize) ring.splice(0, ring.length - this.ringSize);

@@ -34,8 +34,9 @@ const events = route({
   access: 'staff',
   summary: 'Live events of tickets (server-sent events)',
   description:
-    'A text/event-stream: ticket.created, ticket.replied, ticket.note_added, ticket.changed and ' +
-    'ticket.deleted with `{ ticket: <list row>, by: { kind, id?, name? } }` and an `id:`; `typing` with ' +
+    'A text/event-stream: ticket.created, ticket.replied, ticket.note_added, ticket.mentioned, ticket.changed and ' +
+    'ticket.deleted with `{ ticket: <list row>, by: { kind, id?, name? } }` and an `id:` (ticket.mentioned also ' +
+    'with `mentioned`: the agents the new note names); `typing` with ' +
     '`{ ticket_id, agent: { id, name } }`, and `agent.viewing` with the same data (/viewing); `reset` when the events after Last-Event-ID are no longer kept ' +
     '(reload); a `: ping` comment keeps the connection open. The stream ends within seconds of its ' +
     'credential ending (a key revoked; the agent signed out, deactivated or given a new password): the ' +

@@ -12,6 +12,7 @@ import {
   confirmationMail,
   customerReplyAgentMail,
   customerTicketLink,
+  mentionMail,
   newTicketAgentMail,
   supportReplyMail,
 } from './templates.js';
@@ -44,6 +45,7 @@ export interface MailListenerDeps {
  *    agents_on_create.
  *  - replied by support: the customer when customer_on_reply; by the customer: the agents when
  *    agents_on_customer_reply.
+ *  - mentioned: each active agent a note names (`@Name`), but not its writer, at their own address.
  */
 export function mailListener(deps: MailListenerDeps) {
   return async (e: TicketEvent) => {
@@ -118,6 +120,13 @@ export function mailListener(deps: MailListenerDeps) {
         await queueForCustomer(supportReplyMail(e.ticket, e.reply, link()));
       if (e.reply.from_customer && notify.agents_on_customer_reply && notify.agent_emails.length) {
         await queue(customerReplyAgentMail(e.ticket, e.reply, notify.agent_emails, url));
+      }
+    }
+    if (e.type === 'ticket.mentioned' && e.reply?.mentions) {
+      const writer = e.actor.kind === 'agent' ? e.actor.agent.id : undefined;
+      for (const id of e.reply.mentions) {
+        const agent = config.agents.find((a) => a.id === id && a.active);
+        if (agent && id !== writer) await queue(mentionMail(e.ticket, e.reply, agent.email, url));
       }
     }
   };

@@ -172,3 +172,15 @@ export function ruleNotifyMail(t: Ticket, to: string, rule: string, publicUrl: s
     TO_AGENTS,
   );
 }
+
+/** To an agent a colleague named in a note (`@Name`): the note, and the way to the ticket. */
+export function mentionMail(t: Ticket, note: Reply, to: string, publicUrl: string): MailMessage {
+  const by = note.author ?? 'A colleague';
+  return message(
+    [to],
+    withNumber(t, `${by} mentioned you: ${t.subject}`),
+    [`${by} mentioned you in a note on ticket ${ticketNumber(t)} (${t.name} <${t.email}>):`, note.message],
+    agentTicketLink(t, publicUrl),
+    TO_AGENTS,
+  );
+}

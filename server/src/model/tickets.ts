@@ -46,6 +46,12 @@ export const ReplySchema = z
       .literal(true)
       .optional()
       .describe('an internal note (staff only): present only on notes, which a public key never sees'),
+    mentions: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'a note only (staff only): the agents (agt_…) its `@Name`s named when it was written, kept by id so a renamed agent still matches',
+      ),
     unverified: z
       .literal(true)
       .optional()
@@ -206,6 +212,10 @@ export const TicketListItemSchema = TicketSchema.omit({
       .nullable()
       .describe('us: the customer spoke last (or nobody answered yet); customer: support did; null once closed'),
     last_message: LastMessageSchema.describe('the newest reply or note, or the ticket’s own message'),
+    mentions: z
+      .array(z.string())
+      .optional()
+      .describe('the agents (agt_…) a note of this ticket mentions (`@Name`), each once; absent when none'),
   })
   .meta({ id: 'TicketListItem' });
 export type TicketListItem = z.infer<typeof TicketListItemSchema>;
@@ -221,12 +231,14 @@ export const TicketListSchema = z.strictObject({
 /**
  * The inbox's views (/list `view`, /counts): every one but `closed` and `all` holds open tickets only
  * (a status that is not `closed`); `mine` is the signed-in agent's; `snoozed` holds the tickets whose
- * snooze has not ended (they are out of `needs_reply` meanwhile).
+ * snooze has not ended (they are out of `needs_reply` meanwhile); `mentions` holds those with a note
+ * that names the signed-in agent (`@Name`).
  */
 export const INBOX_VIEWS = [
   'needs_reply',
   'snoozed',
   'mine',
+  'mentions',
   'unassigned',
   'due_soon',
   'overdue',
@@ -282,6 +294,7 @@ export const TICKET_EVENTS = [
   'ticket.close_resolved',
   'ticket.deleted',
   'ticket.snoozed',
+  'ticket.mentioned',
   'file.uploaded',
 ] as const;
 export type TicketEventType = (typeof TICKET_EVENTS)[number];

@@ -388,6 +388,9 @@ export class PgTicketStore implements TicketStore, FileStore {
       case 'mine':
         conditions.push(context.me === undefined ? sql`FALSE` : sql`${open} AND agent_id = ${context.me}`);
         break;
+      case 'mentions':
+        conditions.push(context.me === undefined ? sql`FALSE` : sql`${open} AND ${this.mentions(sql, context.me)}`);
+        break;
       case 'unassigned':
         conditions.push(sql`${open} AND agent_id IS NULL`);
         break;
@@ -414,6 +417,14 @@ export class PgTicketStore implements TicketStore, FileStore {
    */
   private asleep(sql: Sql, context: ListContext) {
     return sql`coalesce((item->>'snoozed_until') COLLATE "C" > ${context.now}, false)`;
+  }
+
+  /**
+   * A note of the ticket mentions the agent: read from the list view's jsonb (its `mentions`), as the
+   * snooze is, so no column and no migration; /counts reads the row's item for the snooze already.
+   */
+  private mentions(sql: Sql, agent: string | null) {
+    return sql`coalesce(item->'mentions' ? ${agent}, false)`;
   }
 
   /** The orders of the JSON store's index (store/ticket-index.ts, ORDERS). */
@@ -461,6 +472,7 @@ export class PgTicketStore implements TicketStore, FileStore {
         snoozed: number;
         unassigned: number;
         mine: number;
+        mentions: number;
         overdue: number;
         soon: number;
       }[]
@@ -470,6 +482,7 @@ export class PgTicketStore implements TicketStore, FileStore {
         count(*) FILTER (WHERE ${this.asleep(sql, context)})::int AS snoozed,
         count(*) FILTER (WHERE agent_id IS NULL)::int AS unassigned,
         count(*) FILTER (WHERE agent_id = ${context.me ?? null})::int AS mine,
+        count(*) FILTER (WHERE ${this.mentions(sql, context.me ?? null)})::int AS mentions,
         count(*) FILTER (WHERE due_at < ${context.now})::int AS overdue,
         count(*) FILTER (WHERE due_at >= ${context.now} AND due_at < ${context.soon})::int AS soon
       FROM tickets WHERE mode = ${this.mode} GROUP BY status`;
@@ -488,6 +501,7 @@ export class PgTicketStore implements TicketStore, FileStore {
       views.snoozed += r.snoozed;
       views.unassigned += r.unassigned;
       views.mine += r.mine;
+      views.mentions += r.mentions;
       views.overdue += r.overdue;
       views.due_soon += r.soon;
     }

@@ -126,6 +126,7 @@ describe('TicketIndex', () => {
         'last_activity_at',
         'last_message',
         'last_reply_at',
+        'mentions',
         'name',
         'number',
         'page_url',
@@ -156,7 +157,10 @@ describe('TicketIndex', () => {
         author: null,
         created_at: time(1000 + Math.floor(rnd() * 500)),
         attachments: [],
-        ...(rnd() < 0.2 ? { internal: true as const } : {}),
+        // Some notes mention agt_1 or agt_2 (the mentions view and its counters).
+        ...(rnd() < 0.2
+          ? { internal: true as const, ...(rnd() < 0.6 ? { mentions: [pick(['agt_1', 'agt_2'])] } : {}) }
+          : {}),
       })).sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
       return {
         ...t,
@@ -190,6 +194,7 @@ describe('TicketIndex', () => {
       needs_reply: (t) => open(t) && customerSpokeLast(t) && !asleep(t),
       snoozed: (t) => open(t) && asleep(t),
       mine: (t) => open(t) && t.agent_id === 'agt_1',
+      mentions: (t) => open(t) && t.replies.some((r) => r.mentions?.includes('agt_1')),
       unassigned: (t) => open(t) && t.agent_id === null,
       due_soon: (t) => open(t) && t.due_at !== null && t.due_at >= ctx.now && t.due_at < ctx.soon,
       overdue: (t) => open(t) && t.due_at !== null && t.due_at < ctx.now,

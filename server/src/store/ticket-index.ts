@@ -109,7 +109,16 @@ export function listItem(t: StoredTicket): TicketListItem {
           at: last.created_at,
         }
       : { from_customer: true, internal: false, preview: preview(t.message), at: t.created_at },
+    // Undefined (left out of the JSON) when no note mentions anyone: the key stays, so the shape does too.
+    mentions: mentionsOf(t),
   };
+}
+
+/** The agents the ticket's notes mention, each once, or undefined when none does. */
+export function mentionsOf(t: StoredTicket): string[] | undefined {
+  let found: Set<string> | undefined;
+  for (const r of t.replies) if (r.mentions) for (const id of r.mentions) (found ??= new Set()).add(id);
+  return found && [...found];
 }
 
 const before = (a: TicketListItem, b: TicketListItem) =>
@@ -213,6 +222,14 @@ const add = (map: Map<string, number>, key: string, n: number) => {
   else map.delete(key);
 };
 
+/** Adds `n` to an agent's count of a status, forgetting agents whose counts are all zero. */
+const addPer = (map: Map<string, Map<string, number>>, agent: string, status: string, n: number) => {
+  let counts = map.get(agent);
+  if (!counts) map.set(agent, (counts = new Map()));
+  add(counts, status, n);
+  if (!counts.size) map.delete(agent);
+};
+
 /** The first slot of `list` (sorted by snoozedUntil) whose snooze ends after `now`. */
 function wakeFrom(list: Entry[], now: string): number {
   let lo = 0;
@@ -246,6 +263,8 @@ export class TicketIndex {
   private unassigned = new Map<string, number>();
   /** Per agent, per status: tickets assigned. */
   private assigned = new Map<string, Map<string, number>>();
+  /** Per agent, per status: tickets with a note mentioning them. */
+  private mentioned = new Map<string, Map<string, number>>();
   /** Per status: tickets with a deadline, by due_at (the due views are a binary search in each). */
   private dueByStatus = new Map<string, Entry[]>();
   /** Every ticket by last activity (sort=activity walks it from the end). */
@@ -302,6 +321,7 @@ export class TicketIndex {
     this.waiting.clear();
     this.unassigned.clear();
     this.assigned.clear();
+    this.mentioned.clear();
     for (const e of this.ordered) {
       this.statusList(e.item.status).push(e);
       this.account(e, 1);
@@ -403,6 +423,8 @@ export class TicketIndex {
           return open && asleep(e, context.now);
         case 'mine':
           return open && me !== undefined && e.item.agent_id === me;
+        case 'mentions':
+          return open && me !== undefined && e.item.mentions !== undefined && e.item.mentions.includes(me);
         case 'unassigned':
           return open && e.item.agent_id === null;
         case 'open':
@@ -479,6 +501,7 @@ export class TicketIndex {
     const statuses: Record<string, number> = {};
     const views = noViews();
     const mine = context.me === undefined ? undefined : this.assigned.get(context.me);
+    const mentions = context.me === undefined ? undefined : this.mentioned.get(context.me);
     for (const [status, list] of this.byStatus) {
       if (!list.length) continue;
       statuses[status] = list.length;
@@ -493,6 +516,7 @@ export class TicketIndex {
       views.snoozed += sleeping.all;
       views.unassigned += this.unassigned.get(status) ?? 0;
       views.mine += mine?.get(status) ?? 0;
+      views.mentions += mentions?.get(status) ?? 0;
       const due = this.dueByStatus.get(status);
       if (due) {
         const now = dueFrom(due, context.now);
@@ -517,6 +541,8 @@ export class TicketIndex {
         return open ? (this.unassigned.get(status) ?? 0) : 0;
       case 'mine':
         return open && context.me !== undefined ? (this.assigned.get(context.me)?.get(status) ?? 0) : 0;
+      case 'mentions':
+        return open && context.me !== undefined ? (this.mentioned.get(context.me)?.get(status) ?? 0) : 0;
       case 'open':
         return open ? size : 0;
       case 'closed':
@@ -545,12 +571,8 @@ export class TicketIndex {
     const { status, agent_id } = e.item;
     if (e.waitingUs) add(this.waiting, status, n);
     if (agent_id === null) add(this.unassigned, status, n);
-    else {
-      let counts = this.assigned.get(agent_id);
-      if (!counts) this.assigned.set(agent_id, (counts = new Map()));
-      add(counts, status, n);
-      if (!counts.size) this.assigned.delete(agent_id);
-    }
+    else addPer(this.assigned, agent_id, status, n);
+    if (e.item.mentions) for (const id of e.item.mentions) addPer(this.mentioned, id, status, n);
   }
 
   /** Adds an entry to the counters and the orders beside `ordered` and the status lists. */

@@ -6,6 +6,7 @@ import { negotiate } from '../i18n/locales.js';
 import { ApiError, moduleDisabled, notFound, validationError } from '../http/errors.js';
 import { routeFor } from '../http/route.js';
 import { fillPlaceholders } from '../mail/templates.js';
+import { findMentions } from '../mentions/find-mentions.js';
 import {
   CountsSchema,
   DeletedSchema,
@@ -236,14 +237,15 @@ const list = route({
   summary: 'List tickets: a view, filters, search and an order',
   description:
     'Views: needs_reply (open, the customer spoke last or nobody answered), mine (open, assigned to the ' +
-    'signed-in agent; a secret key gets 400), unassigned, due_soon (open, due within 4 hours), overdue, ' +
+    'signed-in agent; a secret key gets 400), mentions (open, a note names the signed-in agent; a secret key ' +
+    'gets 400), unassigned, due_soon (open, due within 4 hours), overdue, ' +
     'open, closed, all. Sorts: created (newest first, the default), activity, due, priority.',
   query: ListQuery,
   responses: { 200: { description: 'A page of tickets', schema: TicketListSchema } },
   async handler({ actor, query }, deps) {
     const { limit, offset, sort, ...filter } = query;
-    if (filter.view === 'mine' && actor.kind !== 'agent') {
-      throw validationError('view', 'mine needs a signed-in agent (a secret key is nobody); use agent_id');
+    if ((filter.view === 'mine' || filter.view === 'mentions') && actor.kind !== 'agent') {
+      throw validationError('view', `${filter.view} needs a signed-in agent (a secret key is nobody)`);
     }
     const context = listContext(deps, actor, sort);
     const { items, total } = await deps.tickets[actor.mode].list(filter, limit, offset, context);
@@ -258,7 +260,7 @@ const counts = route({
   summary: 'How many tickets each inbox view and each status holds',
   description:
     'Each number is the `total` that /list answers for that view (or status) without other filters. ' +
-    '`mine` is 0 with a secret key. Every configured status is listed, with 0 when no ticket has it.',
+    '`mine` and `mentions` are 0 with a secret key. Every configured status is listed, with 0 when no ticket has it.',
   responses: { 200: { description: 'Counts per view and per status', schema: CountsSchema } },
   async handler({ actor }, deps) {
     const found = await deps.tickets[actor.mode].counts(listContext(deps, actor, 'created'));
@@ -371,7 +373,8 @@ const reply = route({
   description:
     'With a public key the reply is the customer’s; with a secret key it is support’s (from_customer ' +
     'false by default), and `macro` fills in a macro’s text, status and priority. `internal: true` (staff) ' +
-    'adds an internal note: never shown to a public key, never mailed to the customer, event ticket.note_added. ' +
+    'adds an internal note: never shown to a public key, never mailed to the customer, event ticket.note_added; ' +
+    'an `@Name` of an active agent in it is kept as their id in the note’s `mentions` (event ticket.mentioned). ' +
     'A support reply sets `status`, else its macro’s, else /admin r=workflow reply_status (pending by default); a ' +
     'customer’s message moves a pending (or closed) ticket back to the first open status and ends a snooze. ' +
     'With `seen_message_id` (staff), a reply or note newer than that message makes it 409 ticket_changed with ' +
@@ -422,6 +425,12 @@ const reply = route({
         if (customer) checkBlocklists(config.blocklists, { ip, email: current.email, texts: [message] });
         deps.quotas.checkThread(current, message, actor);
         const at = deps.clock().toISOString();
+        const mentions = note
+          ? findMentions(
+              message,
+              config.agents.filter((a) => a.active),
+            )
+          : [];
         added = {
           id: newId('rpl'),
           message,
@@ -437,6 +446,7 @@ const reply = route({
           created_at: at,
           attachments: [],
           ...(note ? { internal: true as const } : {}),
+          ...(mentions.length ? { mentions } : {}),
         };
         // A note leaves updated_at alone: the customer's view of the ticket stays byte for byte the same.
         let next: StoredTicket = {
@@ -457,6 +467,7 @@ const reply = route({
         previous,
         reply: added,
       });
+      if (added?.mentions) final = await emit(deps, actor, 'ticket.mentioned', final, { previous, reply: added });
       if (!fromCustomer && !note && final.status !== previous.status)
         final = await emit(deps, actor, 'ticket.status_changed', final, { previous });
       if (macro?.priority && final.priority !== previous.priority)

@@ -46,7 +46,7 @@ export const ListQuery = z.object({
   tag: optional(z.string().max(100)),
   q: optional(z.string().max(200)).describe('a case-insensitive substring of subject, name, email, message or a reply'),
   view: optional(z.enum(INBOX_VIEWS, `must be one of ${INBOX_VIEWS.join(', ')}`)).describe(
-    'an inbox view; `mine` needs a signed-in agent',
+    'an inbox view; `mine` and `mentions` need a signed-in agent',
   ),
   sort: optional(z.enum(LIST_SORTS, `must be one of ${LIST_SORTS.join(', ')}`))
     .transform((s) => s ?? 'created')

@@ -26,7 +26,8 @@ const EVENT_ORDER: Record<TicketEventType, number> = {
   'ticket.close_resolved': 10,
   'ticket.deleted': 11,
   'ticket.snoozed': 12,
-  'file.uploaded': 13,
+  'ticket.mentioned': 13,
+  'file.uploaded': 14,
 };
 const EVENTS = (Object.keys(EVENT_ORDER) as TicketEventType[]).sort((a, b) => EVENT_ORDER[a] - EVENT_ORDER[b]);
 const MODULES = ['kb', 'uploads', 'rating', 'close_request', 'webhooks'] as const;
