@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { ApiError, validationError } from '../http/errors.js';
 import { CUSTOMER_LOCALES, negotiate, type CustomerLocale } from '../i18n/locales.js';
-import { articleExcerpt, rankArticles } from '../kb/search.js';
+import { inLanguage, searchInLanguage, type Localized } from '../kb/in-language.js';
+import { articleExcerpt } from '../kb/search.js';
 import { moduleEnabled, type Article, type ConfigData } from '../model/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { KeyStore } from '../store/key-store.js';
@@ -15,7 +16,7 @@ import { HELP_STRINGS } from './strings.js';
 interface Shown {
   article: Article;
   /** The article as written, or translated: the fields search and the excerpt read. */
-  text: Article;
+  text: Localized;
   /** The language its text is in (the portal's own for an untranslated article). */
   lang: CustomerLocale;
   slug: string;
@@ -66,13 +67,9 @@ function shownIn(kb: Article[], lang: CustomerLocale, base: CustomerLocale): Sho
   const c = catalogue(kb);
   let list = c.byLang.get(lang);
   if (!list) {
-    list = kb
-      .filter((a) => a.published)
-      .map((a) => {
-        const tr = lang === base ? undefined : a.translations[lang];
-        const text = tr ? { ...a, title: tr.title, body: tr.body } : a;
-        return { article: a, text, lang: tr ? lang : base, slug: c.slugs.get(a.id)! };
-      });
+    list = inLanguage(kb, lang, base)
+      .map((text, i) => ({ article: kb[i]!, text, lang: text.lang, slug: c.slugs.get(text.id)! }))
+      .filter((a) => a.article.published);
     c.byLang.set(lang, list);
   }
   return list;
@@ -146,9 +143,9 @@ export function helpCentre(deps: HelpCentreDeps & { keys: KeyStore; rateLimiter:
     if (slug === '' && !post) {
       const sections = new Map<string | null, Shown[]>();
       for (const a of [...shown].sort((x, y) => x.text.title.localeCompare(y.text.title, lang))) {
-        const list = sections.get(a.article.category) ?? [];
+        const list = sections.get(a.text.category) ?? [];
         list.push(a);
-        sections.set(a.article.category, list);
+        sections.set(a.text.category, list);
       }
       const names = [...sections.keys()].sort((x, y) => (x === null ? 1 : y === null ? -1 : x.localeCompare(y, lang)));
       const body = names.length
@@ -175,14 +172,7 @@ export function helpCentre(deps: HelpCentreDeps & { keys: KeyStore; rateLimiter:
 
     if (slug === 'search' && !post) {
       const q = typeof ctx.query.q === 'string' ? ctx.query.q.slice(0, 200) : '';
-      const found = q.trim()
-        ? rankArticles(
-            shown.map((a) => a.text),
-            q,
-            lang,
-            () => true,
-          )
-        : [];
+      const found = q.trim() ? searchInLanguage(config.kb, q, lang, base, (a) => a.published) : [];
       const byId = new Map(shown.map((a) => [a.article.id, a]));
       const body =
         `<h1>${escapeHtml(s.searchResults(q))}</h1>` +
@@ -248,7 +238,7 @@ export function helpCentre(deps: HelpCentreDeps & { keys: KeyStore; rateLimiter:
             : ' href="#write" hidden') +
           ` data-write-to-us data-subject="${escapeHtml(subject)}" data-message="${escapeHtml(`${subject}\n${origin}${path}\n\n`)}">${s.writeToUs}</a></p></section>`
         : '';
-    const category = one.article.category ?? s.general;
+    const category = one.text.category ?? s.general;
     const body =
       `<nav aria-label="${s.helpCentre}"><a href="/help/${lang}/">${s.helpCentre}</a> › ${escapeHtml(category)}</nav>` +
       `<article lang="${one.lang}" dir="${one.lang === 'ar' ? 'rtl' : 'ltr'}"><h1>${escapeHtml(one.text.title)}</h1>` +

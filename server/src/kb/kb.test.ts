@@ -46,6 +46,8 @@ describe('/kb', () => {
       id: expect.any(String),
       title: expect.any(String),
       excerpt: expect.any(String),
+      category: null,
+      lang: 'en',
       published: true,
       updated_at: expect.any(String),
     });

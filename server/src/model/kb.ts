@@ -14,10 +14,20 @@ const articleCategory = z
 const articleTranslations = z
   .partialRecord(
     z.enum(CUSTOMER_LOCALES),
-    z.object({ title: z.string().trim().min(1).max(300), body: z.string().max(100_000).default('') }),
+    z.object({
+      title: z.string().trim().min(1).max(300),
+      body: z.string().max(100_000).default(''),
+      category: z
+        .string()
+        .trim()
+        .min(1)
+        .max(100)
+        .optional()
+        .describe('the category’s name there (default: as written)'),
+    }),
   )
   .default({})
-  .describe('the title and body in other languages, by language (en, de, fr, es, ar)');
+  .describe('the title, body and category in other languages, by language (en, de, fr, es, ar)');
 
 export const ArticleInputSchema = z.object({
   id: z.string().max(100).optional(),
@@ -42,11 +52,20 @@ export const ArticleSchema = z
   .meta({ id: 'Article' });
 export type Article = z.infer<typeof ArticleSchema>;
 
+const textLang = z
+  .enum(CUSTOMER_LOCALES)
+  .describe('the language title, body and category are in (a translation’s, or the portal’s own)');
+
+/** /kb?id=: the article as the reader's language shows it (its translation there, else as written). */
+export const KbArticleSchema = ArticleSchema.extend({ lang: textLang }).meta({ id: 'KbArticle' });
+
 export const KbListItemSchema = z
   .object({
     id: z.string(),
     title: z.string(),
     excerpt: z.string().describe('the first words of the body as plain text'),
+    category: articleCategory,
+    lang: textLang,
     published: z.boolean(),
     updated_at: isoTime,
     highlight: z
