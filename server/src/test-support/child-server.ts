@@ -1,14 +1,31 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+import { entryArgs } from './entry-point.js';
 import { checkoutPathForOthers, nodeForOthers } from './other-user.js';
 
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
-const MAIN_BUILT = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
 // No balancer in front of a test's server: the port closes at once on SIGTERM (TICKETING_STOP_GRACE_SECONDS),
 // and tests about the grace set it.
 const CHILD_DEFAULTS = { TICKETING_PORT: '0', TICKETING_LOG_LEVEL: 'warn', TICKETING_STOP_GRACE_SECONDS: '0' };
+
+/**
+ * The servers this test file started that still run. A test that fails or times out before its
+ * clean-up leaves its server running, and on a loaded machine the next test on the same data
+ * directory then meets that server's lock, or it outlives the run: each is killed when its start
+ * fails, and all after the test file (vitest ends its worker without an 'exit' event).
+ */
+const live = new Set<ChildProcess>();
+afterAll(() => {
+  for (const proc of live) proc.kill('SIGKILL');
+});
+
+function track(proc: ChildProcess) {
+  live.add(proc);
+  proc.once('exit', () => live.delete(proc));
+  proc.once('error', () => live.delete(proc));
+}
 
 export interface ChildServer {
   proc: ChildProcess;
@@ -20,11 +37,11 @@ export interface ChildServer {
 export interface RunOptions {
   /** Another user to run as (tests run as root in CI). */
   as?: { uid: number; gid: number };
-  /** dist/main.js, as the systemd unit runs it, instead of src/main.ts through tsx. */
+  /** dist/main.js, as the systemd unit runs it, even when the sources changed after the build. */
   built?: boolean;
 }
 
-/** Runs the real entry point (src/main.ts through tsx) as its own process, as a user would. */
+/** Runs the real entry point (dist/main.js when freshly built, else src/main.ts through tsx) as its own process, as a user would. */
 export function runMain(
   env: Record<string, string>,
   { as, built = false }: RunOptions = {},
@@ -36,12 +53,13 @@ export function runMain(
   const node = as ? nodeForOthers() : process.execPath;
   // Another user runs the same files, from where that user can read them.
   const path = (p: string) => (as ? checkoutPathForOthers(p) : p);
-  const proc = spawn(node, built ? [path(MAIN_BUILT)] : ['--import', 'tsx', path(MAIN)], {
+  const proc = spawn(node, entryArgs('main', built, path), {
     cwd: path(SERVER_DIR),
     env: { PATH: process.env.PATH, ...CHILD_DEFAULTS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...as,
   });
+  track(proc);
   let out = '';
   proc.stdout!.on('data', (c) => (out += c));
   proc.stderr!.on('data', (c) => (out += c));
@@ -61,12 +79,13 @@ export function runMain(
  * stays open, or `script` would end the session.
  */
 function runMainInTerminal(env: Record<string, string>): ReturnType<typeof runMain> {
-  const command = [process.execPath, '--import', 'tsx', MAIN].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  const command = [process.execPath, ...entryArgs('main')].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
   const proc = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
     cwd: SERVER_DIR,
     env: { PATH: process.env.PATH, ...CHILD_DEFAULTS, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  track(proc);
   let out = '';
   proc.stdout!.on('data', (c) => (out += c));
   proc.stderr!.on('data', (c) => (out += c));
@@ -82,10 +101,10 @@ export async function startChild(
 ): Promise<ChildServer> {
   const child = options.terminal ? runMainInTerminal(env) : runMain(env, options);
   const url = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(
-      () => fail(new Error(`no "listening on" within ${timeoutMs} ms:\n${child.output()}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      child.proc.kill('SIGKILL');
+      fail(new Error(`no "listening on" within ${timeoutMs} ms:\n${child.output()}`));
+    }, timeoutMs);
     const check = () => {
       const m = /listening on (http:\/\/\S+)/.exec(child.output());
       if (m) {

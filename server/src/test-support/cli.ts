@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { entryArgs } from './entry-point.js';
 import { checkoutPathForOthers, nodeForOthers } from './other-user.js';
 
-const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface CliResult {
@@ -11,7 +11,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `ticketing` command (src/cli.ts through tsx) as its own process, optionally as another user. */
+/** Runs the real `ticketing` command (dist/cli.js when freshly built, else src/cli.ts through tsx) as its own process, optionally as another user. */
 export function runCli(
   args: string[],
   env: Record<string, string>,
@@ -20,7 +20,7 @@ export function runCli(
   return new Promise((ok) => {
     execFile(
       as ? nodeForOthers() : process.execPath,
-      ['--import', 'tsx', as ? checkoutPathForOthers(CLI) : CLI, ...args],
+      [...entryArgs('cli', false, as ? checkoutPathForOthers : undefined), ...args],
       { cwd: as ? checkoutPathForOthers(SERVER_DIR) : SERVER_DIR, env: { PATH: process.env.PATH, ...env }, ...as },
       (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
