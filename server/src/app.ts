@@ -35,6 +35,7 @@ import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { teamRoutes } from './team/routes.js';
+import { customerPanelRoutes } from './customers/routes.js';
 import { serveAssets, widgetAssets } from './static/assets.js';
 import { widgetLoader } from './static/widget-loader.js';
 import { serveConsole } from './static/console.js';
@@ -60,6 +61,7 @@ const FEATURE_ROUTES = [
   ...settingsRoutes,
   ...reportRoutes,
   ...teamRoutes,
+  ...customerPanelRoutes,
   ...searchRoutes,
   ...adminRoutes,
   ...automationRoutes,

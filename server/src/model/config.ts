@@ -11,6 +11,7 @@ import {
   TagsSchema,
   WorkflowSchema,
 } from './automation.js';
+import { CustomerNotesSchema } from './customers.js';
 import { IdentitySchema } from './identity.js';
 import { randomToken } from './ids.js';
 import { ArticleSchema } from './kb.js';
@@ -90,6 +91,8 @@ const ConfigObjectSchema = z
     assignment: AssignmentSchema.prefault({}),
     kb: z.array(ArticleSchema).default([]),
     webhook_secrets: z.array(WebhookSecretSchema).default([]),
+    /** Notes about customers (/v1/customers/notes), per lower-cased address; never read through /admin. */
+    customer_notes: CustomerNotesSchema.default({}),
     /**
      * Signs the reply addresses of outgoing mail (mail/threading.ts); made on first use, never read
      * through /admin.

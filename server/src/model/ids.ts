@@ -16,7 +16,7 @@ export function randomToken(length: number): string {
   return out;
 }
 
-export const ID_PREFIXES = ['tkt', 'rpl', 'fil', 'agt', 'art', 'aud', 'evt', 'key', 'whl', 'act'] as const;
+export const ID_PREFIXES = ['tkt', 'rpl', 'fil', 'agt', 'art', 'aud', 'evt', 'key', 'whl', 'act', 'cno'] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 /** 20 characters = 119 bits: ids act as capabilities, so they must not be guessable. */
