@@ -1,8 +1,9 @@
-import { convert as htmlToText } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { fixCharsets } from './charset.js';
 import { autoHeadersOf, bounceOf, type AutoHeaders, type Bounce } from './classify.js';
-import { replyText } from './reply-text.js';
+import { htmlQuotes, QUOTE_MARK } from './html-quotes.js';
+import { HTML_MAX, HTML_MAX_DEPTH, htmlText } from './html-text.js';
+import { replyText, type ReplyParts } from './reply-text.js';
 import { mailSender } from './sender.js';
 
 /**
@@ -50,12 +51,6 @@ export const MESSAGE_MAX = 50_000;
 
 // Caps on what each parser is given, so that no mail's shape makes one of them slow (issue 28). A
 // mail longer than these keeps its beginning (where the new text is) and the original as an .eml.
-/**
- * HTML characters handed to html-to-text, and the nesting it is given: its time grows faster than the
- * depth (200 KB of nested <div> took 1.9 s, even with its own maxDepth), and it recurses.
- */
-const HTML_MAX = 256 * 1024;
-const HTML_MAX_DEPTH = 64;
 /** Text handed to the quote rules: email-reply-parser's time grows with the square of the lines. */
 const TEXT_MAX = 200_000;
 const REPLY_MAX_LINES = 2_000;
@@ -106,20 +101,40 @@ export async function parseMail(raw: Buffer): Promise<ParsedInbound> {
 function newText(mail: ParsedMail): { text: string; quoted: string } {
   // mailparser makes no text from the HTML here (skipHtmlToText): made here, on bounded input, for an
   // HTML-only mail and for HTML inside a multipart/related (HTML with inline images) alike.
-  const html = typeof mail.html === 'string' ? mail.html : '';
-  const whole = bounded(
-    mail.text?.trim() ||
-      (html
-        ? htmlToText(flattened(html.slice(0, HTML_MAX)), {
-            wordwrap: false,
-            limits: { maxInputLength: HTML_MAX, maxDepth: HTML_MAX_DEPTH },
-          })
-        : ''),
-  );
-  // A forwarded mail's quoted part is the point of it: replyText keeps it.
-  const { text, quoted } = replyText(whole);
-  return { text: text.slice(0, MESSAGE_MAX) || '(no text)', quoted: quoted.slice(0, MESSAGE_MAX) };
+  const plain = mail.text?.trim();
+  const html = !plain && typeof mail.html === 'string' ? flattened(mail.html.slice(0, HTML_MAX)) : '';
+  const parts = (html && fromHtmlQuotes(html)) || replyText(bounded(plain || (html ? htmlText(html) : '')));
+  return { text: parts.text.slice(0, MESSAGE_MAX) || '(no text)', quoted: parts.quoted.slice(0, MESSAGE_MAX) };
 }
+
+/**
+ * An HTML mail split where its client marks the quotes (html-quotes.ts): the text around them is the
+ * answer, the quotes are set aside. The text rules still read the answer (a signature, a quote the
+ * client did not mark), with a line standing where each quote was: ">" lines above it are not the
+ * mail's last. Undefined, for the text rules to decide on the whole, when no quote is marked, when
+ * the sender wrote between quotes (the answers mean nothing without their questions), or when
+ * nothing is left outside them.
+ */
+function fromHtmlQuotes(html: string): ReplyParts | undefined {
+  const found = htmlQuotes(html);
+  if (!found) return undefined;
+  const answer = bounded(htmlText(found.answer));
+  const pieces = answer.split(QUOTE_MARK).map((p) => p.replace(/[>\s]+$/, '').trim());
+  if (pieces.slice(1, -1).some(Boolean) || !pieces.some(Boolean)) return undefined;
+  const { text, quoted } = replyText(answer);
+  const reply = unmarked(text);
+  if (!reply) return undefined;
+  const quotes = found.quotes.map((q) => bounded(htmlText(q)));
+  return { text: reply, quoted: [unmarked(quoted), ...quotes].filter(Boolean).join('\n\n') };
+}
+
+const unmarked = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line.replace(/^[>\s]+/, '').trim() !== QUOTE_MARK)
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 
 /** Elements that have no end tag: they open no level. */
 const VOID = new Set('area base br col embed hr img input link meta param source track wbr'.split(' '));

@@ -30,6 +30,10 @@ const FORWARD =
 // Lines clients add under what one writes; only the whole line, never a sentence that starts so.
 const FOOTER =
   /^\s*(Sent from my(\s+[\w.-]+){1,3}|Sent from (Mail|Outlook|Yahoo Mail) for \w+( \d+)?|Sent from Yahoo Mail on \w+|Get Outlook for (iOS|Android)|Von meinem (iPhone|iPad|Smartphone|Android-Gerät|Samsung[\w ]{0,20}) gesendet|Envoyé de mon (iPhone|iPad|smartphone)|Enviado desde mi (iPhone|iPad|smartphone)|Enviado do meu (iPhone|iPad|smartphone)|Inviato da (iPhone|iPad|il mio [\w ]{1,20})|Verzonden (vanaf|met) mijn (iPhone|iPad|smartphone)|Отправлено с (iPhone|iPad|Android)|Sent from Acompli)\.?\s*$/i;
+/** Whether a line starts a forwarded mail ("---------- Forwarded message ---------", "Begin forwarded message:"). */
+export const forwardLine = (line: string) => FORWARD.test(line);
+/** Whether a line is a field of the header block above a quoted mail ("From: …", "От: …", "*Sent:* …"). */
+export const headerField = (line: string) => FIELD.test(line);
 const SIGNATURE = /^-- ?$/;
 const SEPARATOR = /^\s*([-_=*]\s*){5,}$/;
 
