@@ -8,6 +8,7 @@ import { cors } from './http/cors.js';
 import { apiReference } from './docs/reference.js';
 import { HEALTH_PATHS, health } from './health/health.js';
 import { helpCentre } from './helpcentre/help-centre.js';
+import { robotsTxt } from './helpcentre/robots.js';
 import { helpCentreRoutes } from './helpcentre/routes.js';
 import { legacyPhp } from './http/legacy-php.js';
 import { mountRoutes } from './http/mount.js';
@@ -161,6 +162,7 @@ export function createApp(
     apiReference(ROUTES, deps), // /docs: the browsable API reference
     linkPage(deps), // /t/<token>: the ticket a customer mail links to
     helpCentre(deps), // /help: the published knowledge base as pages, per language
+    robotsTxt(deps), // /robots.txt: the help centre's sitemap; the API and the console are no pages
     ...(extra.site ? [extra.site] : []), // the demo pages, in demo mode only
   ]);
   // The rest of /v1: HEAD, OPTIONS (CORS preflights), a trailing slash or other case, the legacy .php

@@ -13,8 +13,15 @@ export async function feedbackFigures(
 ): Promise<Report['kb_feedback']> {
   const tally = await store.tally(mode, period.start, period.end);
   const titles = new Map(kb.map((a) => [a.id, a.title]));
+  // Views are counted in the same store (for popularity): an article only read has no votes to report.
   const articles = [...tally]
-    .map(([id, t]) => ({ article_id: id, title: titles.get(id) ?? null, ...t }))
+    .filter(([, t]) => t.helpful + t.not_helpful > 0)
+    .map(([id, t]) => ({
+      article_id: id,
+      title: titles.get(id) ?? null,
+      helpful: t.helpful,
+      not_helpful: t.not_helpful,
+    }))
     .sort(
       (a, b) =>
         b.helpful + b.not_helpful - (a.helpful + a.not_helpful) ||

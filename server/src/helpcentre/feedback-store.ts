@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import type { ArticleActivity, ArticleTally, ArticleView } from '../kb/popular.js';
 import { AppendLog } from '../store/append-log.js';
 
 /** One answer to "Was this helpful?" under an article (the help centre's form or the widget's buttons). */
@@ -11,18 +12,18 @@ export interface KbVote {
   source: 'help' | 'widget';
 }
 
-/** Votes per article: how many said yes and no. */
-export type VoteTally = Map<string, { helpful: number; not_helpful: number }>;
+/** Votes per article: how many said yes and no, and how often it was read. */
+export type VoteTally = ArticleTally;
 
 /**
  * Where the votes are kept: kb_feedback.jsonl in the data directory (FileFeedbackStore), or rows of
  * the logs table with PostgreSQL (postgres/pg-feedback-store.ts). Votes are written by anonymous
  * visitors, so they stay out of the configuration (written whole on every change).
  */
-export interface FeedbackStore {
+export interface FeedbackStore extends ArticleActivity {
   /** Resolves once the vote is durable. */
   record(vote: KbVote): Promise<void>;
-  /** The votes of `mode` given in [start, end) (epoch milliseconds), per article. */
+  /** The votes and views of `mode` given in [start, end) (epoch milliseconds), per article. */
   tally(mode: KbVote['mode'], start: number, end: number): Promise<VoteTally>;
   close(): Promise<void>;
 }
@@ -32,24 +33,24 @@ export interface FeedbackStore {
 const BUCKET_MS = 15 * 60_000;
 
 /**
- * kb_feedback.jsonl: each vote one fsynced line (AppendLog). The counts live in memory, per article
+ * kb_feedback.jsonl: each vote, and each view (`"view": true`), one fsynced line (AppendLog). The counts live in memory, per article
  * and quarter hour, read from the whole file at start: a report never reads the file.
  */
 export class FileFeedbackStore implements FeedbackStore {
-  private readonly buckets = new Map<string, Map<number, { helpful: number; not_helpful: number }>>();
+  private readonly buckets = new Map<string, Map<number, { helpful: number; not_helpful: number; views: number }>>();
 
-  private constructor(private readonly log: AppendLog<KbVote>) {}
+  private constructor(private readonly log: AppendLog<KbVote | ArticleView>) {}
 
   static async open(path: string): Promise<FileFeedbackStore> {
     const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return '';
       throw err;
     });
-    const store = new FileFeedbackStore(await AppendLog.open<KbVote>(path));
+    const store = new FileFeedbackStore(await AppendLog.open<KbVote | ArticleView>(path));
     for (const line of text.split('\n')) {
       if (!line) continue;
       try {
-        store.count(JSON.parse(line) as KbVote);
+        store.count(JSON.parse(line) as KbVote | ArticleView);
       } catch {
         /* a line cut by a crash */
       }
@@ -57,13 +58,14 @@ export class FileFeedbackStore implements FeedbackStore {
     return store;
   }
 
-  private count(vote: KbVote) {
+  private count(vote: KbVote | ArticleView) {
     const key = `${vote.mode} ${vote.article_id}`;
     let byBucket = this.buckets.get(key);
     if (!byBucket) this.buckets.set(key, (byBucket = new Map()));
     const bucket = Math.floor(Date.parse(vote.at) / BUCKET_MS);
-    const counts = byBucket.get(bucket) ?? { helpful: 0, not_helpful: 0 };
-    if (vote.helpful) counts.helpful++;
+    const counts = byBucket.get(bucket) ?? { helpful: 0, not_helpful: 0, views: 0 };
+    if ('view' in vote) counts.views++;
+    else if (vote.helpful) counts.helpful++;
     else counts.not_helpful++;
     byBucket.set(bucket, counts);
   }
@@ -71,6 +73,11 @@ export class FileFeedbackStore implements FeedbackStore {
   async record(vote: KbVote) {
     await this.log.append(vote);
     this.count(vote);
+  }
+
+  async recordView(view: ArticleView) {
+    await this.log.append(view);
+    this.count(view);
   }
 
   tally(mode: KbVote['mode'], start: number, end: number): Promise<VoteTally> {
@@ -81,9 +88,10 @@ export class FileFeedbackStore implements FeedbackStore {
       if (m !== mode) continue;
       for (const [bucket, counts] of byBucket) {
         if (bucket < first || bucket >= last) continue;
-        const sum = tally.get(article) ?? { helpful: 0, not_helpful: 0 };
+        const sum = tally.get(article) ?? { helpful: 0, not_helpful: 0, views: 0 };
         sum.helpful += counts.helpful;
         sum.not_helpful += counts.not_helpful;
+        sum.views += counts.views;
         tally.set(article, sum);
       }
     }

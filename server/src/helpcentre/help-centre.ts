@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { ApiError, validationError } from '../http/errors.js';
 import { CUSTOMER_LOCALES, negotiate, type CustomerLocale } from '../i18n/locales.js';
 import { inLanguage, searchInLanguage, type Localized } from '../kb/in-language.js';
+import { byPopularity } from '../kb/popular.js';
 import { articleExcerpt } from '../kb/search.js';
 import { moduleEnabled, type Article, type ConfigData } from '../model/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -23,6 +24,10 @@ interface Shown {
 }
 
 const VOTES_PER_WINDOW = 30;
+/** Views counted per address in the vote window: beyond them a page is served but not counted. */
+const VIEWS_PER_WINDOW = 60;
+/** How many articles the home page's "Popular articles" lists (those read or voted up only). */
+const POPULAR_SHOWN = 5;
 const VOTE_WINDOW_MS = 10 * 60_000;
 /** Pages change when an article does: a minute's cache, then a revalidation by ETag. */
 const CACHE = 'public, max-age=60, must-revalidate';
@@ -148,8 +153,24 @@ export function helpCentre(deps: HelpCentreDeps & { keys: KeyStore; rateLimiter:
         sections.set(a.text.category, list);
       }
       const names = [...sections.keys()].sort((x, y) => (x === null ? 1 : y === null ? -1 : x.localeCompare(y, lang)));
+      const byId = new Map(shown.map((a) => [a.article.id, a]));
+      const popular = (
+        await byPopularity(
+          shown.map((a) => a.article),
+          deps.kbFeedback,
+          'live',
+          deps.clock(),
+        )
+      )
+        .filter((r) => r.score > 0)
+        .slice(0, POPULAR_SHOWN)
+        .map((r) => byId.get(r.article.id)!);
       const body = names.length
         ? `<h1>${s.helpCentre}</h1>` +
+          (popular.length
+            ? `<section class="card" aria-labelledby="popular"><h2 id="popular">${s.popular}</h2>` +
+              `<ul class="articles">${popular.map((a) => `<li>${articleLink(lang, a)}</li>`).join('')}</ul></section>`
+            : '') +
           (names.length > 1
             ? `<nav aria-label="${s.backToAll}"><ul>${names
                 .map((n, i) => `<li><a href="#section-${i + 1}">${escapeHtml(n ?? s.general)}</a></li>`)
@@ -218,6 +239,7 @@ export function helpCentre(deps: HelpCentreDeps & { keys: KeyStore; rateLimiter:
     const path = `/help/${lang}/${encodeURIComponent(one.slug)}`;
     if (post) return vote(ctx, deps, one, path, s.tooMany);
     if (slug !== one.slug) return permanentRedirect(ctx, path); // the article's id
+    if (ctx.method === 'GET' && ctx.query.voted !== '1') await countView(ctx, deps, one.article.id);
 
     const langs = languagesOf(one.article, base);
     // An article read in a language it has no translation in is the same text as in the portal's
@@ -332,6 +354,17 @@ function validated(ctx: Context, text: string, cacheControl: string, conditional
     return;
   }
   ctx.body = text;
+}
+
+/**
+ * A visitor reading an article counts towards its popularity (kb/popular.ts), up to VIEWS_PER_WINDOW
+ * per address; a view that cannot be stored costs the reader nothing.
+ */
+async function countView(ctx: Context, deps: HelpCentreDeps & { rateLimiter: RateLimiter }, articleId: string) {
+  if (await deps.rateLimiter.hit(`helpcentre-view:${ctx.ip}`, VIEWS_PER_WINDOW, VOTE_WINDOW_MS)) return;
+  await deps.kbFeedback
+    .recordView({ at: deps.clock().toISOString(), article_id: articleId, view: true, mode: 'live', source: 'help' })
+    .catch((err: unknown) => deps.logger.warn({ err }, 'an article view was not counted'));
 }
 
 /** The form's vote: stored, then back to the article (post/redirect/get, so a reload does not vote again). */

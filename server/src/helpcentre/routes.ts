@@ -12,6 +12,7 @@ export interface HelpCentreDeps {
   clock: () => Date;
   /** The server's public address (TICKETING_PUBLIC_URL, else the address it listens on). */
   publicUrl: () => string;
+  logger: { warn(obj: object, msg: string): void };
 }
 
 const route = routeFor<HelpCentreDeps>();

@@ -9,6 +9,7 @@ export interface HelpStrings {
   noResults: string;
   noArticles: string;
   general: string;
+  popular: string;
   helpful: string;
   yes: string;
   no: string;
@@ -32,6 +33,7 @@ export const HELP_STRINGS: Record<CustomerLocale, HelpStrings> = {
     noResults: 'No article matches your search.',
     noArticles: 'There are no articles yet.',
     general: 'General',
+    popular: 'Popular articles',
     helpful: 'Was this helpful?',
     yes: 'Yes',
     no: 'No',
@@ -53,6 +55,7 @@ export const HELP_STRINGS: Record<CustomerLocale, HelpStrings> = {
     noResults: 'Kein Artikel passt zu Ihrer Suche.',
     noArticles: 'Noch keine Artikel.',
     general: 'Allgemein',
+    popular: 'Beliebte Artikel',
     helpful: 'War das hilfreich?',
     yes: 'Ja',
     no: 'Nein',
@@ -74,6 +77,7 @@ export const HELP_STRINGS: Record<CustomerLocale, HelpStrings> = {
     noResults: 'Aucun article ne correspond à votre recherche.',
     noArticles: 'Il n’y a pas encore d’articles.',
     general: 'Général',
+    popular: 'Articles populaires',
     helpful: 'Cet article vous a-t-il aidé ?',
     yes: 'Oui',
     no: 'Non',
@@ -95,6 +99,7 @@ export const HELP_STRINGS: Record<CustomerLocale, HelpStrings> = {
     noResults: 'Ningún artículo coincide con su búsqueda.',
     noArticles: 'Todavía no hay artículos.',
     general: 'General',
+    popular: 'Artículos populares',
     helpful: '¿Le ha resultado útil?',
     yes: 'Sí',
     no: 'No',
@@ -116,6 +121,7 @@ export const HELP_STRINGS: Record<CustomerLocale, HelpStrings> = {
     noResults: 'لا توجد مقالة تطابق بحثك.',
     noArticles: 'لا توجد مقالات بعد.',
     general: 'عام',
+    popular: 'المقالات الشائعة',
     helpful: 'هل كان هذا مفيدًا؟',
     yes: 'نعم',
     no: 'لا',

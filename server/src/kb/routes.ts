@@ -6,15 +6,24 @@ import { CUSTOMER_LOCALES, negotiate } from '../i18n/locales.js';
 import { KbArticleSchema, KbListSchema } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import { inLanguage, searchInLanguage } from './in-language.js';
+import { byPopularity, type ArticleActivity } from './popular.js';
 import { articleExcerpt } from './search.js';
 
-const route = routeFor<{ configStore: ConfigStore }>();
+const route = routeFor<{
+  configStore: ConfigStore;
+  kbFeedback: ArticleActivity;
+  clock: () => Date;
+  logger: { warn(obj: object, msg: string): void };
+}>();
 
 const KbQuery = z.object({
   id: optional(z.string().max(100)).describe('one article (art_…)'),
   q: optional(z.string().max(200)).describe('words to rank the articles by'),
   locale: optional(z.enum(CUSTOMER_LOCALES)).describe(
     'the reader’s language (default: from Accept-Language): articles come in their translation there',
+  ),
+  sort: optional(z.enum(['newest', 'popular'])).describe(
+    'the list without q: newest first (default), or most popular first (views and “Was this helpful?” votes)',
   ),
   limit: optional(formInt({ min: 1, max: 100, digits: '^0*([1-9][0-9]?|100)$' })).describe(
     'the list: at most this many articles (1–100; default all)',
@@ -52,6 +61,18 @@ const kb = route({
     if (query.id !== undefined) {
       const article = all.find((a) => a.id === query.id && canSee(a));
       if (!article) throw notFound('article');
+      // A customer reading an article counts towards its popularity. A view that cannot be stored
+      // (a full disk) costs the reader nothing: the article is answered all the same.
+      if (actor.kind === 'customer')
+        await deps.kbFeedback
+          .recordView({
+            at: deps.clock().toISOString(),
+            article_id: article.id,
+            view: true,
+            mode: actor.mode,
+            source: 'widget',
+          })
+          .catch((err: unknown) => deps.logger.warn({ err }, 'an article view was not counted'));
       return { body: article };
     }
     const from = query.offset ?? 0;
@@ -73,7 +94,11 @@ const kb = route({
         },
       };
     }
-    const list = all.filter(canSee).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    const visible = all.filter(canSee);
+    const list =
+      query.sort === 'popular'
+        ? (await byPopularity(visible, deps.kbFeedback, actor.mode, deps.clock())).map((r) => r.article)
+        : visible.sort((a, b) => b.updated_at.localeCompare(a.updated_at));
     return {
       body: {
         data: page(list).map((a) => ({

@@ -66,9 +66,11 @@ export function createApi(base: string, key: string, identity: () => string, loc
         'GET',
         `/updates?${new URLSearchParams(saved.map((t) => ['watch', `${t.id}:${t.seen ?? ''}:${t.email}`]))}`,
       ).then((r) => (r.data as { data: Watched[] }).data),
-    /** Articles ranked for `q`; without one, the first few (the home view's list). */
+    /** Articles ranked for `q`; without one, the five most popular (the home view's list). */
     kb: (q: string) =>
-      get('/kb', q ? { q } : { limit: '5' }).then((r) => (r.data as { data?: KbListItem[] } | null)?.data ?? []),
+      get('/kb', q ? { q } : { limit: '5', sort: 'popular' }).then(
+        (r) => (r.data as { data?: KbListItem[] } | null)?.data ?? [],
+      ),
     article: (id: string) => get('/kb', { id }).then((r) => r.data as Article),
     create: (form: FormData, idempotencyKey: string) =>
       call('POST', '/create', form, { 'Idempotency-Key': idempotencyKey }).then((r) => r.data as PublicTicket),

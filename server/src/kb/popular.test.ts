@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../test-support/server.js';
+
+// Popular articles (issue 31): what customers read (the widget's article view, the help centre's pages)
+// and answer "Was this helpful?" with ranks the knowledge base's home, on both stores. The rule: views
+// in the last 90 days, plus 10 for each "Yes" and minus 10 for each "No"; ties newest first.
+
+let s: TestServer;
+const ids: Record<string, string> = {};
+
+const save = async (key: string, title: string) => {
+  const res = await s.call('POST', '/admin?r=kb', { json: { title, body: `About ${title}.`, published: true } });
+  expect(res.status).toBe(201);
+  ids[key] = res.body.article.id;
+};
+const popular = async (key = s.keys.pk) => {
+  const res = await s.call('GET', '/kb?sort=popular', { key });
+  expect(res.status, res.text).toBe(200);
+  return (res.body.data as { id: string }[]).map((a) => a.id);
+};
+const read = async (key: string, times = 1) => {
+  for (let i = 0; i < times; i++)
+    expect((await s.call('GET', `/kb?id=${ids[key]}`, { key: s.keys.pk })).status).toBe(200);
+};
+const vote = async (key: string, helpful: boolean) =>
+  expect(
+    (await s.call('POST', '/kb/feedback', { key: s.keys.pk, json: { article_id: ids[key], helpful } })).status,
+  ).toBe(200);
+
+beforeAll(async () => {
+  s = await startServer();
+  for (const [key, title] of [
+    ['a', 'Alpha'],
+    ['b', 'Bravo'],
+    ['c', 'Charlie'],
+    ['d', 'Delta'],
+  ])
+    await save(key!, title!);
+});
+afterAll(() => s.close());
+
+describe('popular articles', () => {
+  it('ranks by views and votes, newest first among equals, and keeps sort=newest as it was', async () => {
+    const { a, b, c, d } = ids as Record<'a' | 'b' | 'c' | 'd', string>;
+    expect(await popular()).toEqual([d, c, b, a]);
+    await read('a', 2);
+    expect(await popular()).toEqual([a, d, c, b]);
+    await vote('b', true); // 10
+    expect(await popular()).toEqual([b, a, d, c]);
+    await vote('a', false);
+    await vote('a', false); // 2 - 20
+    await read('c'); // 1
+    expect(await popular()).toEqual([b, c, d, a]);
+    // Support reading an article is no customer's view.
+    for (let i = 0; i < 3; i++) expect((await s.call('GET', `/kb?id=${d}`)).status).toBe(200);
+    expect(await popular()).toEqual([b, c, d, a]);
+    expect(await popular(s.keys.sk)).toEqual([b, c, d, a]);
+    const newest = await s.call('GET', '/kb', { key: s.keys.pk });
+    expect(newest.body.data.map((x: { id: string }) => x.id)).toEqual([d, c, b, a]);
+    expect((await s.call('GET', '/kb?sort=best', { key: s.keys.pk })).body.error).toMatchObject({
+      code: 'validation_failed',
+      param: 'sort',
+    });
+    // The report counts votes only: an article that was only read is not in it.
+    const report = await s.call('GET', '/reports');
+    expect(
+      report.body.kb_feedback.articles.map((x: { article_id: string; helpful: number; not_helpful: number }) => [
+        x.article_id,
+        x.helpful,
+        x.not_helpful,
+      ]),
+    ).toEqual([
+      [a, 0, 2],
+      [b, 1, 0],
+    ]);
+  });
+
+  it('counts the help centre’s pages as views and lists the popular ones on its home', async () => {
+    const { b, c, d } = ids as Record<'b' | 'c' | 'd', string>;
+    for (let i = 0; i < 12; i++) {
+      const page = await s.call('GET', `${s.url}/help/en/delta`, { key: null });
+      expect(page.status).toBe(200);
+    }
+    expect((await popular()).slice(0, 3)).toEqual([d, b, c]);
+    const home = await s.call('GET', `${s.url}/help/en/`, { key: null });
+    const section = /<section[^>]*aria-labelledby="popular"[^>]*>([\s\S]*?)<\/section>/.exec(home.text)?.[1] ?? '';
+    expect(section).toContain('<h2 id="popular">Popular articles</h2>');
+    // Read or voted up only: Alpha, voted down, is not among them.
+    expect([...section.matchAll(/<a href="\/help\/en\/([^"]+)"/g)].map((m) => m[1])).toEqual([
+      'delta',
+      'bravo',
+      'charlie',
+    ]);
+  });
+});

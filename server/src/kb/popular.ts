@@ -1,0 +1,47 @@
+import type { Article } from '../model/index.js';
+
+/** What readers did with the articles in a period: per article id, its votes and its views. */
+export type ArticleTally = Map<string, { helpful: number; not_helpful: number; views: number }>;
+
+/** A reader opening a published article: the widget's article view (GET /kb?id= with a public key), or its help centre page. */
+export interface ArticleView {
+  at: string;
+  article_id: string;
+  view: true;
+  mode: 'live' | 'test';
+  source: 'help' | 'widget';
+}
+
+/** Where views are counted beside the votes (the help centre's feedback store). */
+export interface ArticleActivity {
+  /** Resolves once the view is durable. */
+  recordView(view: ArticleView): Promise<void>;
+  tally(mode: ArticleView['mode'], start: number, end: number): Promise<ArticleTally>;
+}
+
+/** The period popularity is counted over: recent enough to follow what customers ask now. */
+const POPULAR_DAYS = 90;
+/** One "Yes" weighs as much as this many views, one "No" takes as much away. */
+const VOTE_WEIGHT = 10;
+
+/**
+ * The articles, most popular first (issue 31: the knowledge base's home lists the most helpful): an
+ * article's score is its views in the last POPULAR_DAYS days plus VOTE_WEIGHT for each "Yes" and minus
+ * VOTE_WEIGHT for each "No" to "Was this helpful?" in them; equal scores go newest first (updated_at).
+ */
+export async function byPopularity<A extends Article>(
+  articles: A[],
+  activity: ArticleActivity,
+  mode: ArticleView['mode'],
+  now: Date,
+): Promise<{ article: A; score: number }[]> {
+  const end = now.getTime();
+  const tally = await activity.tally(mode, end - POPULAR_DAYS * 86_400_000, end + 1);
+  const score = (a: A) => {
+    const t = tally.get(a.id);
+    return t ? t.views + VOTE_WEIGHT * (t.helpful - t.not_helpful) : 0;
+  };
+  return articles
+    .map((article) => ({ article, score: score(article) }))
+    .sort((a, b) => b.score - a.score || b.article.updated_at.localeCompare(a.article.updated_at));
+}
