@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
@@ -7,12 +8,11 @@ import { loadConfig } from '../config/config.js';
 import { FileJobStore } from '../store/file-job-store.js';
 import { FileTicketStore } from '../store/file-ticket-store.js';
 import { IDEMPOTENCY_MS, type KeyMode, type StoredTicket } from '../store/ticket-store.js';
-import { Database, redactedUrl } from '../postgres/database.js';
+import { Database, redactedUrl, type Sql } from '../postgres/database.js';
 import { migrate } from '../postgres/migrations.js';
 import { configRow } from '../postgres/pg-config-store.js';
 import { PgJobStore } from '../postgres/pg-job-store.js';
 import { PgKeyStore } from '../postgres/pg-key-store.js';
-import { PgLog } from '../postgres/pg-log.js';
 import { PgTicketStore } from '../postgres/pg-ticket-store.js';
 import { markMoved } from '../datadir/moved.js';
 
@@ -29,22 +29,27 @@ const LOGS = [
 ] as const;
 const PROGRESS_EVERY = 1000;
 
-/** Every whole line of a JSON-lines log, oldest first (a line cut by a crash is left out, as the server does). */
-async function readLog(path: string): Promise<unknown[]> {
-  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return '';
-    throw err;
-  });
-  const entries: unknown[] = [];
-  for (const line of text.split('\n')) {
+/** Log lines inserted by one statement. */
+const LOG_BATCH = 1000;
+
+/**
+ * Every whole line of a JSON-lines log, oldest first, a batch at a time (a line cut by a crash is left
+ * out, as the server does): read as a stream, so a log of gigabytes is never in memory whole.
+ */
+async function* logBatches(path: string): AsyncGenerator<string[]> {
+  if (!existsSync(path)) return;
+  const batch: string[] = [];
+  for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
     if (!line) continue;
     try {
-      entries.push(JSON.parse(line));
+      JSON.parse(line);
     } catch {
-      /* a line cut by a crash */
+      continue; // a line cut by a crash
     }
+    batch.push(line);
+    if (batch.length === LOG_BATCH) yield batch.splice(0);
   }
-  return entries;
+  if (batch.length) yield batch;
 }
 
 type Counts = Record<string, number>;
@@ -81,16 +86,14 @@ export async function migrateCommand(args: string[], dataDir: string): Promise<n
             KeyMode,
             PgTicketStore
           >;
+          // Read a batch at a time, never all at once: memory stays that of a batch, whatever the store's size.
           const source = Object.fromEntries(
-            await Promise.all(MODES.map(async (m) => [m, await FileTicketStore.open(dir, m)] as const)),
+            await Promise.all(MODES.map(async (m) => [m, await FileTicketStore.openUnindexed(dir, m)] as const)),
           ) as Record<KeyMode, FileTicketStore>;
           const logger = pino({ level: 'silent' });
           const jobs = await (await FileJobStore.open(dir, logger)).pending();
-          const logs = await Promise.all(LOGS.map(async (l) => ({ ...l, entries: await readLog(join(dir, l.file)) })));
           const data = configStore.get();
           const expected: Counts = { configuration: 1, keys: data.keys.length, jobs: jobs.length, files: 0 };
-          for (const l of logs) expected[`log:${l.log}`] = l.entries.length;
-          const total = (await source.live.count({})) + (await source.test.count({}));
           const now = Date.now();
 
           try {
@@ -107,30 +110,27 @@ export async function migrateCommand(args: string[], dataDir: string): Promise<n
               let copied = 0;
               for (const mode of MODES) {
                 expected[`tickets:${mode}`] = 0;
-                for await (const facts of source[mode].scan()) {
-                  // The file store's record whole, with its internal fields (escalations, Idempotency-Keys).
-                  const ticket = (await source[mode].get(facts.item.id)) as StoredTicket | undefined;
-                  if (!ticket) continue;
-                  await stores[mode].insertRow(sql, ticket);
-                  const ids = [...ticket.attachments, ...ticket.replies.flatMap((r) => r.attachments)].map((a) => a.id);
-                  const files = [];
-                  for (const id of ids) {
-                    const bytes = await source[mode].read(ticket.id, id);
-                    if (bytes) files.push({ id, data: bytes });
-                  }
-                  await stores[mode].insertFiles(sql, ticket.id, files);
-                  expected.files! += files.length;
-                  for (const k of ticket.idempotency ?? [])
-                    if (Date.parse(k.at) + IDEMPOTENCY_MS > now) await stores[mode].claimKey(sql, k, ticket.id);
-                  expected[`tickets:${mode}`]!++;
-                  if (++copied % PROGRESS_EVERY === 0) say(`copied ${copied} of ${total} tickets`);
+                for await (const batch of source[mode].batches()) {
+                  // A batch's statements go out together (pipelined on the transaction's connection).
+                  const files = await Promise.all(
+                    batch.map((t) => copyTicket(sql, stores[mode], source[mode], t, now)),
+                  );
+                  expected.files! += files.reduce((n, f) => n + f, 0);
+                  expected[`tickets:${mode}`]! += batch.length;
+                  const before = copied;
+                  copied += batch.length;
+                  if (Math.floor(copied / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY))
+                    say(`copied ${copied} tickets`);
                 }
                 // Deleted tickets' numbers included: the database never gives one again.
                 await stores[mode].setLastNumber(sql, source[mode].lastGiven);
               }
-              for (const l of logs) {
-                const log = new PgLog(db, l.log);
-                for (const entry of l.entries) await log.append(entry);
+              for (const l of LOGS) {
+                expected[`log:${l.log}`] = 0;
+                for await (const lines of logBatches(join(dir, l.file))) {
+                  await sql`INSERT INTO logs (log, entry) SELECT ${l.log}, e::jsonb FROM unnest(${lines}::text[]) WITH ORDINALITY AS x (e, n) ORDER BY n`;
+                  expected[`log:${l.log}`]! += lines.length;
+                }
               }
               const jobStore = new PgJobStore(db);
               for (const job of jobs) await jobStore.add(job);
@@ -177,4 +177,23 @@ async function countRows(sql: Awaited<ReturnType<Database['q']>>): Promise<Count
       (SELECT count(*)::int FROM logs WHERE log = 'outbox') AS "log:outbox",
       (SELECT count(*)::int FROM logs WHERE log = 'kb_feedback') AS "log:kb_feedback"`;
   return row!;
+}
+
+/**
+ * One ticket's row, its attachments' bytes and its Idempotency-Keys of the last day, into the copy's
+ * transaction; answers how many files it copied.
+ */
+async function copyTicket(sql: Sql, into: PgTicketStore, from: FileTicketStore, ticket: StoredTicket, now: number) {
+  const insert = into.insertRow(sql, ticket);
+  const ids = [...ticket.attachments, ...ticket.replies.flatMap((r) => r.attachments)].map((a) => a.id);
+  const files = [];
+  for (const id of ids) {
+    const bytes = await from.read(ticket.id, id);
+    if (bytes) files.push({ id, data: bytes });
+  }
+  await insert;
+  await into.insertFiles(sql, ticket.id, files);
+  for (const k of ticket.idempotency ?? [])
+    if (Date.parse(k.at) + IDEMPOTENCY_MS > now) await into.claimKey(sql, k, ticket.id);
+  return files.length;
 }

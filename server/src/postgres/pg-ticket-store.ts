@@ -19,6 +19,7 @@ import {
   type TicketChange,
   type TicketFacts,
   type TicketStore,
+  type ActiveSince,
   withNumber,
 } from '../store/ticket-store.js';
 import type { Counts, ListSort, TicketListItem } from '../model/index.js';
@@ -320,20 +321,23 @@ export class PgTicketStore implements TicketStore, FileStore {
    */
   static async refreshRows(db: Database) {
     const sql = db.sql;
-    for (;;) {
-      const rows = await sql<{ mode: KeyMode; data: StoredTicket }[]>`
-        SELECT mode, data FROM tickets WHERE last_activity_at IS NULL OR search_doc IS NULL LIMIT ${REFRESH_PAGE}`;
-      const store = (mode: KeyMode) => new PgTicketStore(db, mode);
-      for (const { mode, data } of rows) {
-        const c = columns(mode, data);
-        await sql`
-          UPDATE tickets SET item = ${sql.json(c.item as unknown as postgres.JSONValue)}, search = ${c.search},
-            last_activity_at = ${c.last_activity_at}, waiting_us = ${c.waiting_us}, due_at = ${c.due_at},
-            priority_rank = ${c.priority_rank}, search_doc = ${store(mode).document(sql, c.parts)}
-          WHERE mode = ${mode} AND id = ${c.id} AND (last_activity_at IS NULL OR search_doc IS NULL)`;
+    // One condition at a time, each the predicate of its partial index (tickets_stale, tickets_unsearchable):
+    // with none left, each look reads an empty index instead of every row (their OR is a sequential scan).
+    for (const lacking of [sql`last_activity_at IS NULL`, sql`search_doc IS NULL`])
+      for (;;) {
+        const rows = await sql<{ mode: KeyMode; data: StoredTicket }[]>`
+          SELECT mode, data FROM tickets WHERE ${lacking} LIMIT ${REFRESH_PAGE}`;
+        const store = (mode: KeyMode) => new PgTicketStore(db, mode);
+        for (const { mode, data } of rows) {
+          const c = columns(mode, data);
+          await sql`
+            UPDATE tickets SET item = ${sql.json(c.item as unknown as postgres.JSONValue)}, search = ${c.search},
+              last_activity_at = ${c.last_activity_at}, waiting_us = ${c.waiting_us}, due_at = ${c.due_at},
+              priority_rank = ${c.priority_rank}, search_doc = ${store(mode).document(sql, c.parts)}
+            WHERE mode = ${mode} AND id = ${c.id} AND (last_activity_at IS NULL OR search_doc IS NULL)`;
+        }
+        if (rows.length < REFRESH_PAGE) break;
       }
-      if (rows.length < REFRESH_PAGE) return;
-    }
   }
 
   async insertFiles(sql: Sql, ticketId: string, files: { id: string; data: Uint8Array }[]) {
@@ -449,9 +453,38 @@ export class PgTicketStore implements TicketStore, FileStore {
             SELECT item FROM tickets WHERE ${this.where(sql, filter, context)}
             ORDER BY ${this.orderBy(sql, context.sort)} LIMIT ${limit} OFFSET ${offset}`
         : Promise.resolve([]),
-      this.count(filter, context),
+      this.byStatusTotal(filter, context) ?? this.count(filter, context),
     ]);
     return { items: rows.map((r) => r.item), total };
+  }
+
+  /**
+   * A list's total from the tickets per status (ticket_counts) when the filter asks for nothing else
+   * than a status or the all, open or closed view: those are the big totals (every closed ticket of
+   * years), which counting rows would read whole. Undefined for any other filter.
+   */
+  private byStatusTotal(filter: ListFilter, context: ListContext): Promise<number> | undefined {
+    const { status, view, ...rest } = filter;
+    if (Object.values(rest).some((v) => v !== undefined)) return undefined;
+    if (view !== undefined && view !== 'all' && view !== 'open' && view !== 'closed') return undefined;
+    return this.perStatus().then((statuses) => {
+      const closed = new Set(context.closed);
+      let total = 0;
+      for (const [s, n] of Object.entries(statuses)) {
+        if (status !== undefined && s !== status) continue;
+        if ((view === 'open' && closed.has(s)) || (view === 'closed' && !closed.has(s))) continue;
+        total += n;
+      }
+      return total;
+    });
+  }
+
+  /** The tickets of each status this mode holds, as the writing transactions left them (migration 7's trigger). */
+  private async perStatus(): Promise<Record<string, number>> {
+    const sql = await this.db.q();
+    const rows = await sql<{ status: string; n: number }[]>`
+      SELECT status, n::int AS n FROM ticket_counts WHERE mode = ${this.mode} AND n > 0`;
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
   async count(filter: ListFilter, context = NEWEST): Promise<number> {
@@ -461,13 +494,18 @@ export class PgTicketStore implements TicketStore, FileStore {
     return row!.n;
   }
 
-  /** One pass, grouped by status; the sums are made as the JSON store's index makes them. */
+  /**
+   * The statuses' numbers from ticket_counts, and one pass over the tickets of the statuses that are
+   * not closed (found by the status index) for the views; the sums are made as the JSON store's index
+   * makes them. The closed tickets, most of a shop's, are never read.
+   */
   async counts(context: ListContext): Promise<Counts> {
+    const statuses = await this.perStatus();
+    const closed = new Set(context.closed);
+    const open = Object.keys(statuses).filter((s) => !closed.has(s));
     const sql = await this.db.q();
     const rows = await sql<
       {
-        status: string;
-        n: number;
         waiting: number;
         snoozed: number;
         unassigned: number;
@@ -477,7 +515,7 @@ export class PgTicketStore implements TicketStore, FileStore {
         soon: number;
       }[]
     >`
-      SELECT status, count(*)::int AS n,
+      SELECT
         count(*) FILTER (WHERE waiting_us AND NOT ${this.asleep(sql, context)})::int AS waiting,
         count(*) FILTER (WHERE ${this.asleep(sql, context)})::int AS snoozed,
         count(*) FILTER (WHERE agent_id IS NULL)::int AS unassigned,
@@ -485,18 +523,14 @@ export class PgTicketStore implements TicketStore, FileStore {
         count(*) FILTER (WHERE ${this.mentions(sql, context.me ?? null)})::int AS mentions,
         count(*) FILTER (WHERE due_at < ${context.now})::int AS overdue,
         count(*) FILTER (WHERE due_at >= ${context.now} AND due_at < ${context.soon})::int AS soon
-      FROM tickets WHERE mode = ${this.mode} GROUP BY status`;
-    const closed = new Set(context.closed);
+      FROM tickets WHERE mode = ${this.mode} AND status = ANY(${open}::text[])`;
     const views = noViews();
-    const statuses: Record<string, number> = {};
+    for (const [status, n] of Object.entries(statuses)) {
+      views.all += n;
+      if (closed.has(status)) views.closed += n;
+      else views.open += n;
+    }
     for (const r of rows) {
-      statuses[r.status] = r.n;
-      views.all += r.n;
-      if (closed.has(r.status)) {
-        views.closed += r.n;
-        continue;
-      }
-      views.open += r.n;
       views.needs_reply += r.waiting;
       views.snoozed += r.snoozed;
       views.unassigned += r.unassigned;
@@ -508,22 +542,47 @@ export class PgTicketStore implements TicketStore, FileStore {
     return { views, statuses };
   }
 
-  /** Oldest first, a page at a time by (created_at, id): no connection is held between pages. */
-  async *scan(): AsyncIterable<TicketFacts> {
-    let after: { created_at: string; id: string } | undefined;
+  /**
+   * Oldest first, a page at a time by (created_at, id): no connection is held between pages. With
+   * `active`: the tickets of each status not closed (by the status index), then the closed ones active
+   * since then (by the activity index), never the years of closed tickets before.
+   */
+  async *scan(active?: ActiveSince): AsyncIterable<TicketFacts> {
+    const sql = this.db.sql;
+    if (!active) {
+      yield* this.pages(sql`TRUE`, 'created_at');
+      return;
+    }
+    const closed = new Set(active.closed);
+    const open = Object.keys(await this.perStatus()).filter((s) => !closed.has(s));
+    for (const status of open) yield* this.pages(sql`status = ${status}`, 'created_at');
+    yield* this.pages(
+      sql`last_activity_at >= ${active.since} AND NOT (status = ANY(${open}::text[]))`,
+      'last_activity_at',
+    );
+  }
+
+  /** The rows that match, a page at a time in the order of (`key`, id). */
+  private async *pages(
+    match: postgres.PendingQuery<postgres.Row[]>,
+    key: 'created_at' | 'last_activity_at',
+  ): AsyncIterable<TicketFacts> {
+    let after: { at: string; id: string } | undefined;
     for (;;) {
       const sql = await this.db.q();
       const rows = await sql<
         {
           item: TicketListItem;
+          at: string;
           first_response_at: string | null;
           last_customer_at: string;
           escalated: string[];
         }[]
       >`
-        SELECT item, first_response_at, last_customer_at, escalated FROM tickets
-        WHERE mode = ${this.mode} ${after ? sql`AND (created_at, id) > (${after.created_at}, ${after.id})` : sql``}
-        ORDER BY created_at, id LIMIT ${SCAN_PAGE}`;
+        SELECT item, ${sql(key)} AS at, first_response_at, last_customer_at, escalated FROM tickets
+        WHERE mode = ${this.mode} AND ${match}
+          ${after ? sql`AND (${sql(key)}, id) > (${after.at}, ${after.id})` : sql``}
+        ORDER BY ${sql(key)}, id LIMIT ${SCAN_PAGE}`;
       for (const r of rows)
         yield {
           item: r.item,
@@ -532,8 +591,8 @@ export class PgTicketStore implements TicketStore, FileStore {
           escalated: r.escalated,
         };
       if (rows.length < SCAN_PAGE) return;
-      const last = rows.at(-1)!.item;
-      after = { created_at: last.created_at, id: last.id };
+      const last = rows.at(-1)!;
+      after = { at: last.at, id: last.item.id };
     }
   }
 

@@ -45,7 +45,17 @@ const report = route({
     const period = resolvePeriod(query, config.business_hours.timezone, now);
     const filters = { category: query.category, agent: query.agent, tag: query.tag };
     const body = {
-      ...(await buildReport(deps.tickets[actor.mode].scan(), config, period, filters, now)),
+      // Tickets closed before the period with no activity since cannot count in it: a store may skip them.
+      ...(await buildReport(
+        deps.tickets[actor.mode].scan({
+          since: new Date(period.start).toISOString(),
+          closed: config.statuses.filter((s) => s.closed).map((s) => s.id),
+        }),
+        config,
+        period,
+        filters,
+        now,
+      )),
       kb_feedback: await feedbackFigures(deps.kbFeedback, config.kb, actor.mode, period),
     };
     // Figures about customers' tickets: for the caller only, never kept by a cache on the way.

@@ -141,6 +141,20 @@ export class FileTicketStore implements TicketStore, FileStore {
     mode: KeyMode,
     options: { checkpointBytes?: number } = {},
   ): Promise<FileTicketStore> {
+    const store = await FileTicketStore.openUnindexed(dataDir, mode, options);
+    await store.load();
+    return store;
+  }
+
+  /**
+   * The store with nothing read yet: `batches()` then gives every ticket once, for the migration
+   * command, which copies them without holding an index of all of them in memory.
+   */
+  static async openUnindexed(
+    dataDir: string,
+    mode: KeyMode,
+    options: { checkpointBytes?: number } = {},
+  ): Promise<FileTicketStore> {
     const root = join(dataDir, mode);
     await makeDir(join(root, 'tickets'));
     await makeDir(join(root, 'files'));
@@ -152,7 +166,6 @@ export class FileTicketStore implements TicketStore, FileStore {
       options.checkpointBytes ?? CHECKPOINT_BYTES,
     );
     await store.checkpoint(); // what a crash left in the journal becomes files, before they are read
-    await store.load();
     return store;
   }
 
@@ -162,8 +175,24 @@ export class FileTicketStore implements TicketStore, FileStore {
    * system calls overlap with parsing and indexing here.
    */
   private async load() {
+    for await (const batch of this.batches())
+      for (const ticket of batch) {
+        this.index.add(ticket);
+        this.words.put(ticket);
+        this.rememberKeys(ticket);
+      }
+    this.index.sorted();
+  }
+
+  /**
+   * Every ticket file, parsed, a batch at a time (a damaged one stops the start); afterwards
+   * `lastGiven` is the highest number the store ever gave.
+   */
+  async *batches(): AsyncGenerator<Ticket[]> {
     const names = readdirSync(this.ticketsDir).filter((name) => name.endsWith('.json'));
+    let highest = FIRST_NUMBER - 1;
     for await (const batch of readFiles(this.ticketsDir, names)) {
+      const tickets: Ticket[] = [];
       for (let i = 0; i < batch.names.length; i++) {
         const name = batch.names[i]!;
         const text = batch.text(i);
@@ -179,14 +208,13 @@ export class FileTicketStore implements TicketStore, FileStore {
             'Restore it from a backup, or move it out of the tickets directory to start without it. The server has not changed it.',
           );
         }
-        this.index.add(parsed);
-        this.words.put(parsed);
-        this.rememberKeys(parsed);
+        tickets.push(parsed);
+        if (parsed.number > highest) highest = parsed.number;
       }
+      yield tickets;
     }
-    this.index.sorted();
     this.lastDeleted = readLastDeleted(join(this.root, LAST_DELETED));
-    this.lastNumber = Math.max(this.lastDeleted, this.index.lastNumber());
+    this.lastNumber = Math.max(this.lastDeleted, highest);
   }
 
   private ticketPath(id: string) {

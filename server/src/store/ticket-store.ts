@@ -116,6 +116,12 @@ export interface ListPage {
 /** A ticket's list view with what the scheduler needs to know of it (escalation, autoclose). */
 export type TicketFacts = { item: TicketListItem } & AutomationFacts;
 
+/** Tickets a scan must give: every one not in a `closed` status, and every one active at or after `since` (ISO). */
+export interface ActiveSince {
+  since: string;
+  closed: readonly string[];
+}
+
 /**
  * Tickets of one mode (live or test). The JSON-file implementation keeps one file per ticket behind a
  * write-ahead journal, with an index in memory; a database implementation can take its place without
@@ -150,8 +156,12 @@ export interface TicketStore {
   count(filter: ListFilter, context?: ListContext): Promise<number>;
   /** Tickets per inbox view and per status, each as list() would total it. */
   counts(context: ListContext): Promise<Counts>;
-  /** Every ticket's list view with the facts the scheduler needs, oldest first, as of the call. */
-  scan(): AsyncIterable<TicketFacts>;
+  /**
+   * Every ticket's list view with the facts the scheduler needs, oldest first, as of the call. With
+   * `active` (a report's period), a store may leave out tickets that are closed and had no activity
+   * since then (PostgreSQL does, so a month's report reads a month, not years); others come in any order.
+   */
+  scan(active?: ActiveSince): AsyncIterable<TicketFacts>;
   /** The ticket an Idempotency-Key (scope and key) was stored with, while that ticket exists. */
   recallIdempotency(key: string): Promise<{ ticketId: string; hash: string; at: string } | undefined>;
   /**
