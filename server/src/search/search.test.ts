@@ -64,6 +64,49 @@ describe('/v1/search', () => {
     expect(answer.body.data[0].status).toBe('closed');
   });
 
+  it("finds by part of an email, a tag's beginning and words from several fields together", async () => {
+    const { s, dishwasher, order, vip } = await shop();
+    expect((await ids(s, 'example')).sort()).toEqual([dishwasher.id, order.id, vip.id].sort()); // every address
+    expect(await ids(s, 'bob@exam')).toEqual([order.id]);
+    expect(await ids(s, 'shop')).toEqual([vip.id]); // grace@shop.example
+    expect(await ids(s, 'ada@')).toEqual([dishwasher.id]); // what separates words matches nothing by itself
+    expect(await ids(s, 'vi')).toEqual([vip.id]); // the tag's beginning
+    // Each word may come from another field: the name, a message, the subject, a note.
+    expect(await ids(s, 'bob stock')).toEqual([order.id]);
+    expect(await ids(s, 'hopper quokka invoice')).toEqual([vip.id]);
+    expect(await ids(s, 'lovelace water leaks')).toEqual([dishwasher.id]);
+    expect(await ids(s, 'bob quokka')).toEqual([]);
+  });
+
+  it('ranks more matches than a page best first and newest first, every one once across the pages', async () => {
+    const s = await startServer();
+    cleanup.push(() => s.close());
+    const made: { id: string; inSubject: boolean }[] = [];
+    for (let i = 0; i < 12; i++) {
+      const inSubject = i % 3 === 0;
+      const t = await createTicket(s, {
+        subject: inSubject ? `Kettle ${i}` : `Question ${i}`,
+        message: inSubject ? 'It whistles.' : 'About my kettle.',
+      });
+      made.push({ id: t.id, inSubject });
+    }
+    await createTicket(s, { subject: 'Toaster', message: 'Burns bread.' });
+    // In the subject first (newest first), then in a message (newest first).
+    const expected = [...made.filter((t) => t.inSubject).reverse(), ...made.filter((t) => !t.inSubject).reverse()].map(
+      (t) => t.id,
+    );
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await s.call('GET', `/search?q=kett&limit=5${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(12);
+      seen.push(...(res.body.data as { id: string }[]).map((t) => t.id));
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+  });
+
   it('follows every write: a reply is found at once, a deleted ticket is gone', async () => {
     const { s, dishwasher } = await shop();
     expect(await ids(s, 'wombat')).toEqual([]);

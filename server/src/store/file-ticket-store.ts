@@ -15,7 +15,7 @@ import { Journal, type JournalRecord, type LateRecord, type Latest } from './jou
 import { KeyedMutex } from './keyed-mutex.js';
 import { readFiles } from './read-files.js';
 import { StartupError } from './startup-error.js';
-import { bestFirst, EXACT, type Ranked, searchQuery, SearchIndex } from './search-index.js';
+import { searchQuery, SearchIndex } from './search-index.js';
 import { TicketIndex } from './ticket-index.js';
 import {
   FIRST_NUMBER,
@@ -415,18 +415,11 @@ export class FileTicketStore implements TicketStore, FileStore {
 
   search(query: string, limit: number, offset: number) {
     const { words, number, id } = searchQuery(query);
-    const scores = new Map<string, number>();
-    for (const hit of this.words.search(words)) scores.set(hit.id, hit.score);
     // The ticket a number or an id names exactly comes first.
-    const exact = number === undefined ? undefined : this.index.idOf(number);
-    if (exact !== undefined) scores.set(exact, EXACT);
-    if (id !== undefined && this.index.has(id)) scores.set(id, EXACT);
-    const ranked: Ranked[] = [];
-    for (const [ticketId, score] of scores) {
-      const item = this.index.itemOf(ticketId);
-      if (item) ranked.push({ item, score });
-    }
-    return Promise.resolve(bestFirst(ranked, limit, offset));
+    const exact = [number === undefined ? undefined : this.index.idOf(number), id].filter((x) => x !== undefined);
+    const { ids, total } = this.words.search(words, exact, limit, offset);
+    const items = ids.map((ticketId) => this.index.itemOf(ticketId)).filter((item) => item !== undefined);
+    return Promise.resolve({ items, total });
   }
 
   count(filter: ListFilter, context?: ListContext) {

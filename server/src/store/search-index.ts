@@ -1,5 +1,4 @@
-import type { TicketListItem } from '../model/index.js';
-import type { ListPage, StoredTicket } from './ticket-store.js';
+import type { StoredTicket } from './ticket-store.js';
 
 /** Words: runs of letters and digits in any script; everything else separates them. */
 const WORD = /[\p{L}\p{N}]+/gu;
@@ -29,8 +28,9 @@ function weightedWords(t: StoredTicket): Map<string, number> {
   };
   add(t.subject, WEIGHT.subject);
   add(`${t.name} ${t.email} ${t.tags.join(' ')} ${t.id}`, WEIGHT.who);
-  found.set(t.email.toLowerCase(), WEIGHT.who);
-  found.set(t.id.toLowerCase(), WEIGHT.who);
+  // Not the whole email or id as one word besides its parts: a query's words never hold "@", "." or
+  // "_", so whatever begins the whole also begins its first part, and the whole would only add 100k
+  // words beginning "tkt" to read for every search of an id.
   let budget = TEXT_MAX;
   for (const text of [t.message, ...t.replies.map((r) => r.message)]) {
     if (budget <= 0) break;
@@ -40,58 +40,108 @@ function weightedWords(t: StoredTicket): Map<string, number> {
   return found;
 }
 
-/** How many entries these postings hold (dead ones included): a word's cost. */
-const postingsOf = (terms: Postings[]) => terms.reduce((n, p) => n + p.docs.length, 0);
+/** A posting is one number: the document number times 8 plus the word's weight there (3 bits). */
+const WEIGHT_BITS = 3;
+const WEIGHT_MASK = (1 << WEIGHT_BITS) - 1;
+/** Words are grouped by their first characters, so a prefix's words are looked for in one group. */
+const BUCKET = 3;
 
-/** A word's postings: the documents that hold it, and its weight in each. */
-interface Postings {
-  docs: number[];
-  weights: number[];
+/** The score of the ticket a query names exactly by its number or id: above any words' score. */
+const EXACT = 1000;
+
+/** The words beginning with the same characters, and each one's postings (the same arrays as in `terms`). */
+interface Bucket {
+  terms: string[];
+  postings: number[][];
 }
 
-interface SearchHit {
-  id: string;
-  score: number;
+/** What a search found: the ids of one page, best first, and how many tickets match in all. */
+export interface SearchPage {
+  ids: string[];
+  total: number;
 }
 
 /**
  * An inverted index of every ticket's words, kept in memory beside the list index and updated on
- * every write, so a search reads the postings of the words asked for instead of every ticket's text
- * (at 100k tickets a pass over the texts is tens of milliseconds; a word's postings are a few
- * thousand entries at most). A word of the query matches the words it begins (prefix search), so
- * part of an id, an email or a word finds its tickets.
+ * every write, so a search reads the postings of the words asked for instead of every ticket's text.
+ * A word of the query matches the words it begins (prefix search), so part of an id, an email or a
+ * word finds its tickets.
+ *
+ * Where the time goes at 100k tickets (about 500k distinct words, most of them ids and numbers) and
+ * what keeps each part small:
+ * - finding the words a prefix begins: the words are grouped by their first three characters, so a
+ *   prefix reads one group (a few thousand words at most), not every word (tens of milliseconds);
+ * - the matching documents: postings are plain numbers (document and weight in one), scored into
+ *   an array indexed by document that is reused by every search, not into a Map per search;
+ * - a word nearly every ticket holds ("teapot" in every message): every posting still counts for
+ *   `total`, but only the best `offset + limit` are kept (a heap on score, then created_at as a
+ *   number), and only they become list items, not all 100k.
  *
  * A changed ticket gets a new document number; the old one is left dead in the postings and skipped,
- * and the postings are rebuilt once dead entries outnumber live ones.
+ * and the postings are renumbered once dead entries outnumber live ones.
  */
 export class SearchIndex {
-  private terms = new Map<string, Postings>();
+  /** Word -> its postings, in document order. */
+  private terms = new Map<string, number[]>();
+  /**
+   * The words by their first BUCKET characters (shorter words by themselves), each beside its
+   * postings: a prefix's words are read here without a lookup in `terms` per word (at 500k words
+   * each lookup is a few cache misses, 40 ms for the 10k words beginning "customer").
+   */
+  private buckets = new Map<string, Bucket>();
+  /** The buckets by each shorter beginning of their key ("a", "ab" for "abc"): a prefix of one or two characters. */
+  private shorter = new Map<string, Bucket[]>();
   /** Document number -> ticket id, undefined once dead. */
   private docs: (string | undefined)[] = [];
-  /** Document number -> its words, to rebuild the postings without the tickets. */
-  private docWords: (Map<string, number> | undefined)[] = [];
+  /** Document number -> its ticket's created_at in milliseconds: newest first among equal scores. */
+  private created: number[] = [];
   private byId = new Map<string, number>();
   private dead = 0;
+  /** Per document, reused by every search and left zeroed: its score so far (0: not a candidate). */
+  private score = new Uint16Array(0);
+  /** Per document, reused and left zeroed: the best weight of the word being matched. */
+  private best = new Uint8Array(0);
 
   put(t: StoredTicket) {
     this.drop(t.id);
-    this.insert(t.id, weightedWords(t));
+    this.insert(t.id, Date.parse(t.created_at), weightedWords(t));
   }
 
   remove(id: string) {
     this.drop(id);
   }
 
-  private insert(id: string, found: Map<string, number>) {
+  private insert(id: string, created: number, found: Map<string, number>) {
     const doc = this.docs.length;
     this.docs.push(id);
-    this.docWords.push(found);
+    this.created.push(created);
     this.byId.set(id, doc);
     for (const [w, weight] of found) {
-      let p = this.terms.get(w);
-      if (!p) this.terms.set(w, (p = { docs: [], weights: [] }));
-      p.docs.push(doc);
-      p.weights.push(weight);
+      const p = this.terms.get(w);
+      if (p) p.push(doc * (WEIGHT_MASK + 1) + weight);
+      else {
+        const postings = [doc * (WEIGHT_MASK + 1) + weight];
+        this.terms.set(w, postings);
+        this.file(w, postings);
+      }
+    }
+  }
+
+  /** Puts a new word in its bucket. */
+  private file(term: string, postings: number[]) {
+    const key = term.slice(0, BUCKET);
+    const bucket = this.buckets.get(key);
+    if (!bucket) {
+      const made = { terms: [term], postings: [postings] };
+      this.buckets.set(key, made);
+      for (let n = 1; n <= key.length; n++) {
+        const shorter = this.shorter.get(key.slice(0, n));
+        if (shorter) shorter.push(made);
+        else this.shorter.set(key.slice(0, n), [made]);
+      }
+    } else {
+      bucket.terms.push(term);
+      bucket.postings.push(postings);
     }
   }
 
@@ -100,81 +150,209 @@ export class SearchIndex {
     if (doc === undefined) return;
     this.byId.delete(id);
     this.docs[doc] = undefined;
-    this.docWords[doc] = undefined;
     if (++this.dead > 1000 && this.dead > this.byId.size) this.compact();
   }
 
-  /** Rebuilds the postings from the live documents (renumbered), dropping words nobody holds now. */
+  /** Renumbers the live documents and drops the dead ones' postings and the words nobody holds now. */
   private compact() {
-    const live: [string, Map<string, number>][] = [];
-    for (let d = 0; d < this.docs.length; d++)
-      if (this.docs[d] !== undefined) live.push([this.docs[d]!, this.docWords[d]!]);
-    this.terms.clear();
-    this.docs = [];
-    this.docWords = [];
-    this.byId.clear();
+    const renumbered = new Int32Array(this.docs.length).fill(-1);
+    const docs: string[] = [];
+    const created: number[] = [];
+    for (let d = 0; d < this.docs.length; d++) {
+      const id = this.docs[d];
+      if (id === undefined) continue;
+      renumbered[d] = docs.length;
+      this.byId.set(id, docs.length);
+      docs.push(id);
+      created.push(this.created[d]!);
+    }
+    for (const [term, postings] of this.terms) {
+      let kept = 0;
+      for (const p of postings) {
+        const doc = renumbered[p >> WEIGHT_BITS]!;
+        if (doc >= 0) postings[kept++] = (doc << WEIGHT_BITS) | (p & WEIGHT_MASK);
+      }
+      postings.length = kept;
+      if (!kept) this.terms.delete(term);
+    }
+    this.buckets.clear();
+    this.shorter.clear();
+    for (const [term, postings] of this.terms) this.file(term, postings);
+    this.docs = docs;
+    this.created = created;
     this.dead = 0;
-    for (const [id, found] of live) this.insert(id, found);
   }
 
   /**
-   * The tickets holding every word of `query` (each as a word's beginning), with a score: per word,
-   * the best weight among the words it begins, summed. Unordered.
+   * A page of the tickets holding every word of `query` (each as a word's beginning), best first:
+   * per word the best weight among the words it begins, summed; the tickets `exact` names score
+   * EXACT. Then newest first, then the id (as PostgreSQL orders them).
    */
-  search(query: string[]): SearchHit[] {
-    if (!query.length) return [];
-    // The word with the fewest postings sets the candidates; each other word is checked in the
-    // candidates' own words (a few dozen each), not by reading its postings, which for a word most
-    // tickets hold ("com" of every email) would be the whole index.
-    const sized = query.map((q) => ({ q, terms: this.termsStarting(q) }));
-    sized.sort((a, b) => postingsOf(a.terms) - postingsOf(b.terms));
-    const scores = this.matching(sized[0]!.terms);
-    const rest = sized.slice(1).map((w) => w.q);
-    const hits: SearchHit[] = [];
-    for (const [doc, first] of scores) {
-      const own = this.docWords[doc]!;
-      let score = first;
-      for (const q of rest) {
-        let best = 0;
-        for (const [w, weight] of own) if (weight > best && w.startsWith(q)) best = weight;
-        if (!best) {
-          score = 0;
-          break;
-        }
-        score += best;
-      }
-      if (score) hits.push({ id: this.docs[doc]!, score });
+  search(query: string[], exact: string[], limit: number, offset: number): SearchPage {
+    if (this.score.length < this.docs.length) {
+      const size = Math.max(1024, this.docs.length * 2);
+      this.score = new Uint16Array(size);
+      this.best = new Uint8Array(size);
     }
-    return hits;
+    // The word with the fewest postings goes first: it sets the candidates, which the others thin out.
+    const sized = query.map((q) => this.termsStarting(q)).map((terms) => ({ terms, cost: postingsOf(terms) }));
+    sized.sort((a, b) => a.cost - b.cost);
+    let candidates = sized.length ? this.firstWord(sized[0]!.terms) : [];
+    for (let i = 1; i < sized.length && candidates.length; i++) candidates = this.thinOut(candidates, sized[i]!.terms);
+    for (const id of exact) {
+      const doc = this.byId.get(id);
+      if (doc === undefined) continue;
+      if (!this.score[doc]) candidates.push(doc);
+      this.score[doc] = EXACT;
+    }
+    const top = this.topOf(candidates, offset + limit);
+    for (const doc of candidates) this.score[doc] = 0;
+    return { ids: top.slice(offset).map((doc) => this.docs[doc]!), total: candidates.length };
+  }
+
+  /** The live documents of these postings, each scored with its best weight among them. */
+  private firstWord(terms: number[][]): number[] {
+    const { score, docs } = this;
+    const candidates: number[] = [];
+    for (const postings of terms)
+      for (let j = 0; j < postings.length; j++) {
+        const p = postings[j]!;
+        const doc = p >> WEIGHT_BITS;
+        if (docs[doc] === undefined) continue;
+        const w = p & WEIGHT_MASK;
+        const had = score[doc]!;
+        if (!had) candidates.push(doc);
+        if (had < w) score[doc] = w;
+      }
+    return candidates;
+  }
+
+  /**
+   * The candidates that also hold one of these words, their score raised by its best weight; the
+   * others are dropped (score 0). A word's postings are read through unless there are few
+   * candidates: then each candidate is looked up in them (they are in document order), so a rare
+   * word beside "com" of every email reads a few hundred entries, not 100k.
+   */
+  private thinOut(candidates: number[], terms: number[][]): number[] {
+    const { score, best } = this;
+    for (const postings of terms) {
+      if (candidates.length * Math.log2(postings.length + 1) < postings.length) {
+        for (const doc of candidates) {
+          const p = postings[firstAtLeast(postings, doc << WEIGHT_BITS)];
+          if (p !== undefined && p >> WEIGHT_BITS === doc && best[doc]! < (p & WEIGHT_MASK))
+            best[doc] = p & WEIGHT_MASK;
+        }
+        continue;
+      }
+      for (let j = 0; j < postings.length; j++) {
+        const p = postings[j]!;
+        const doc = p >> WEIGHT_BITS;
+        if (score[doc] && best[doc]! < (p & WEIGHT_MASK)) best[doc] = p & WEIGHT_MASK;
+      }
+    }
+    const kept: number[] = [];
+    for (const doc of candidates) {
+      if (best[doc]) {
+        score[doc]! += best[doc]!;
+        best[doc] = 0;
+        kept.push(doc);
+      } else score[doc] = 0;
+    }
+    return kept;
+  }
+
+  /** Whether document a ranks before b: higher score, then newer, then the higher id. */
+  private before(a: number, b: number): boolean {
+    const d = this.score[a]! - this.score[b]!;
+    if (d) return d > 0;
+    const c = this.created[a]! - this.created[b]!;
+    if (c) return c > 0;
+    return this.docs[a]! > this.docs[b]!;
+  }
+
+  /**
+   * The best `keep` of the candidates in order: a heap of the best so far with the worst on top, so
+   * each of 100k candidates costs one comparison with the worst kept (its score and time held in
+   * locals) unless it is better.
+   */
+  private topOf(candidates: number[], keep: number): number[] {
+    const { score, created } = this;
+    const heap: number[] = [];
+    if (!keep) return heap;
+    let worstScore = 0;
+    let worstCreated = 0;
+    // Newest documents first: tickets are mostly numbered as they come, so the heap soon holds
+    // the newest and the rest are cut by the first comparison (oldest first, each would replace one).
+    for (let i = candidates.length - 1; i >= 0; i--) {
+      const doc = candidates[i]!;
+      if (heap.length < keep) {
+        heap.push(doc);
+        siftUp(heap, heap.length - 1, (a, b) => this.before(b, a));
+      } else {
+        const s = score[doc]!;
+        if (s < worstScore || (s === worstScore && created[doc]! < worstCreated)) continue;
+        if (!this.before(doc, heap[0]!)) continue;
+        heap[0] = doc;
+        siftDown(heap, 0, (a, b) => this.before(b, a));
+      }
+      worstScore = score[heap[0]!]!;
+      worstCreated = created[heap[0]!]!;
+    }
+    return heap.sort((a, b) => (this.before(a, b) ? -1 : 1));
   }
 
   /** The postings of every word that begins with `prefix`. */
-  private termsStarting(prefix: string): Postings[] {
-    const found: Postings[] = [];
-    const exact = this.terms.get(prefix);
-    if (exact) found.push(exact);
-    for (const [term, p] of this.terms) if (term !== prefix && term.startsWith(prefix)) found.push(p);
-    return found;
-  }
-
-  /** The live documents of these postings, with the best weight of each. */
-  private matching(postings: Postings[]): Map<number, number> {
-    const best = new Map<number, number>();
-    const take = (p: Postings) => {
-      for (let i = 0; i < p.docs.length; i++) {
-        const doc = p.docs[i]!;
-        if (this.docs[doc] === undefined) continue;
-        const w = p.weights[i]!;
-        if ((best.get(doc) ?? 0) < w) best.set(doc, w);
-      }
+  private termsStarting(prefix: string): number[][] {
+    const found: number[][] = [];
+    const take = ({ terms, postings }: Bucket, all: boolean) => {
+      for (let i = 0; i < terms.length; i++) if (all || terms[i]!.startsWith(prefix)) found.push(postings[i]!);
     };
-    for (const p of postings) take(p);
-    return best;
+    if (prefix.length >= BUCKET) {
+      const bucket = this.buckets.get(prefix.slice(0, BUCKET));
+      if (bucket) take(bucket, prefix.length === BUCKET);
+    } else for (const bucket of this.shorter.get(prefix) ?? []) take(bucket, true);
+    return found;
   }
 }
 
-/** The score of the ticket a query names exactly by its number or id: above any words' score. */
-export const EXACT = 1000;
+/** The first position in sorted `values` holding `value` or more (`values.length` if none). */
+function firstAtLeast(values: number[], value: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Moves heap[i] up while it comes before its parent (`first` is the heap's order). */
+function siftUp(heap: number[], i: number, first: (a: number, b: number) => boolean) {
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!first(heap[i]!, heap[parent]!)) return;
+    [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+    i = parent;
+  }
+}
+
+/** Moves heap[i] down while a child comes before it. */
+function siftDown(heap: number[], i: number, first: (a: number, b: number) => boolean) {
+  for (;;) {
+    const l = 2 * i + 1;
+    let m = i;
+    if (l < heap.length && first(heap[l]!, heap[m]!)) m = l;
+    if (l + 1 < heap.length && first(heap[l + 1]!, heap[m]!)) m = l + 1;
+    if (m === i) return;
+    [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+    i = m;
+  }
+}
+
+/** How many entries these postings hold (dead ones included): a word's cost. */
+const postingsOf = (terms: number[][]) => terms.reduce((n, p) => n + p.length, 0);
+
 /** At most this many words of a query are searched. */
 const QUERY_WORDS = 8;
 
@@ -189,34 +367,4 @@ export function searchQuery(query: string): { words: string[]; number?: number; 
     ...(number !== undefined ? { number } : {}),
     ...(id ? { id } : {}),
   };
-}
-
-export interface Ranked {
-  item: TicketListItem;
-  score: number;
-}
-
-/** Best first, then newest first (the id last, as in SQL). */
-const order = (a: Ranked, b: Ranked) =>
-  b.score - a.score ||
-  (a.item.created_at > b.item.created_at ? -1 : a.item.created_at < b.item.created_at ? 1 : 0) ||
-  (a.item.id > b.item.id ? -1 : a.item.id < b.item.id ? 1 : 0);
-
-/** A page of the ranked tickets, and how many there are: only the best `offset + limit` are kept in order. */
-export function bestFirst(ranked: Ranked[], limit: number, offset: number): ListPage {
-  const keep = offset + limit;
-  const top: Ranked[] = [];
-  for (const r of ranked) {
-    if (top.length >= keep && order(r, top[top.length - 1]!) >= 0) continue;
-    let lo = 0;
-    let hi = top.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (order(top[mid]!, r) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    top.splice(lo, 0, r);
-    if (top.length > keep) top.pop();
-  }
-  return { items: top.slice(offset).map((r) => r.item), total: ranked.length };
 }
