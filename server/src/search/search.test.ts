@@ -98,7 +98,8 @@ describe('/v1/search', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await s.call('GET', `/search?q=kett&limit=5${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: { status: number; body: { total: number; data: unknown[]; next_cursor: string | null } } =
+        await s.call('GET', `/search?q=kett&limit=5${cursor ? `&cursor=${cursor}` : ''}`);
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(12);
       seen.push(...(res.body.data as { id: string }[]).map((t) => t.id));
