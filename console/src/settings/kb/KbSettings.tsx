@@ -12,9 +12,41 @@ import '../kit/entries.css';
 import './kb.css';
 import { kbStrings } from './strings.js';
 
-type Draft = Pick<Article, 'title' | 'body' | 'published'> & { id?: string };
-const EMPTY: Draft = { title: '', body: '', published: false };
-const same = (a: Draft, b: Draft) => a.title === b.title && a.body === b.body && a.published === b.published;
+/** The languages an article may be translated into (the widget's; the portal's own is the text as written). */
+const LANGS = ['en', 'de', 'fr', 'es', 'ar'] as const;
+type Lang = (typeof LANGS)[number];
+type Translation = { title: string; body: string; category: string };
+type Draft = Pick<Article, 'title' | 'body' | 'published'> & {
+  id?: string;
+  category: string;
+  translations: Partial<Record<Lang, Translation>>;
+};
+const EMPTY: Draft = { title: '', body: '', published: false, category: '', translations: {} };
+const blank = (t: Translation | undefined) => !t || (!t.title.trim() && !t.body.trim() && !t.category.trim());
+/** What is saved: an emptied category is none, an untouched language no translation. */
+const payload = (d: Draft) => ({
+  ...(d.id ? { id: d.id } : {}),
+  title: d.title,
+  body: d.body,
+  published: d.published,
+  category: d.category.trim() || null,
+  translations: Object.fromEntries(
+    Object.entries(d.translations)
+      .filter(([, t]) => !blank(t))
+      .map(([l, t]) => [l, { title: t.title, body: t.body, ...(t.category.trim() ? { category: t.category } : {}) }]),
+  ),
+});
+const same = (a: Draft, b: Draft) => JSON.stringify(payload(a)) === JSON.stringify(payload(b));
+const toDraft = (a: Article): Draft => ({
+  id: a.id,
+  title: a.title,
+  body: a.body,
+  published: a.published,
+  category: a.category ?? '',
+  translations: Object.fromEntries(
+    Object.entries(a.translations).map(([l, t]) => [l, { title: t.title, body: t.body, category: t.category ?? '' }]),
+  ),
+});
 
 /** Marks the matched words of a search hit (offsets from the server, in UTF-16 units). */
 function marked(text: string, ranges: [number, number][] = []) {
@@ -39,6 +71,9 @@ export function KbSettings() {
   const [error, setError] = useState<string | null>(null);
   const [state, setState] = useState<'' | 'saving' | 'saved'>('');
   const [deleting, setDeleting] = useState<Article | null>(null);
+  // The tab open in the editor: '' is the article as written, else one of its translations.
+  const [tab, setTab] = useState<'' | Lang>('');
+  const [base, setBase] = useState<string>('en');
   const [q, setQ] = useState('');
   const [hits, setHits] = useState<KbListItem[] | null>(null);
   const [searchError, setSearchError] = useState<string | null>(null);
@@ -46,6 +81,11 @@ export function KbSettings() {
 
   useEffect(() => {
     s.api.adminGet<Article[]>('kb').then(setArticles, (e: unknown) => setError(s.describe(e)));
+    // The portal's own language is the text as written: no tab of its own.
+    s.api.adminGet<{ locale: string }>('design').then(
+      (d) => setBase(d.locale),
+      () => undefined,
+    );
   }, []);
   useEffect(() => {
     if (!dirty) return;
@@ -91,6 +131,7 @@ export function KbSettings() {
     setErrors({});
     setError(null);
     setState('');
+    setTab('');
   }
 
   async function save(draft: Draft) {
@@ -98,13 +139,13 @@ export function KbSettings() {
     setError(null);
     setState('saving');
     try {
-      const { article } = await s.api.adminPost<{ article: Article }>('kb', draft);
+      const { article } = await s.api.adminPost<{ article: Article }>('kb', payload(draft));
       setArticles((list) =>
         list?.some((a) => a.id === article.id)
           ? list.map((a) => (a.id === article.id ? article : a))
           : [article, ...(list ?? [])],
       );
-      const stored = { id: article.id, title: article.title, body: article.body, published: article.published };
+      const stored = toDraft(article);
       // A quick publish from the list leaves another open article's edits alone.
       if (!draft.id || draft.id === open.id) {
         setOpen(stored);
@@ -113,9 +154,12 @@ export function KbSettings() {
       setState('saved');
       return true;
     } catch (e) {
-      if (e instanceof ApiError && e.details.length)
+      if (e instanceof ApiError && e.details.length) {
         setErrors(Object.fromEntries(e.details.map((d) => [d.param, d.message])));
-      else setError(s.describe(e));
+        // The first refused field's tab is opened, so its message shows beside it.
+        const lang = /^translations\.([a-z]{2})\./.exec(e.details[0]!.param)?.[1] as Lang | undefined;
+        setTab(lang ?? '');
+      } else setError(s.describe(e));
       setState('');
       return false;
     }
@@ -161,7 +205,7 @@ export function KbSettings() {
                   type="button"
                   class="kb-pick"
                   aria-current={a.id === open.id ? 'true' : undefined}
-                  onClick={() => choose({ id: a.id, title: a.title, body: a.body, published: a.published })}
+                  onClick={() => choose(toDraft(a))}
                 >
                   {a.title || t.untitled}
                 </button>
@@ -172,7 +216,7 @@ export function KbSettings() {
                     type="button"
                     class="btn small ghost"
                     aria-label={`${a.published ? t.unpublish : t.publish}: ${a.title}`}
-                    onClick={() => void save({ id: a.id, title: a.title, body: a.body, published: !a.published })}
+                    onClick={() => void save({ ...toDraft(a), published: !a.published })}
                   >
                     {a.published ? t.unpublish : t.publish}
                   </button>
@@ -203,29 +247,45 @@ export function KbSettings() {
           }}
         >
           <TextInput
-            id="kb-title"
-            label={t.articleTitle}
-            value={open.title}
-            error={errors.title}
-            onChange={(title) => setOpen({ ...open, title })}
+            id="kb-category"
+            label={t.category}
+            hint={t.categoryHint}
+            value={open.category}
+            error={errors.category}
+            onChange={(category) => setOpen({ ...open, category })}
           />
-          <div class="kb-edit-preview">
-            <TextArea
-              id="kb-body"
-              rows={14}
-              label={t.body}
-              hint={t.bodyHint}
-              value={open.body}
-              error={errors.body}
-              onChange={(body) => setOpen({ ...open, body })}
-            />
-            <section class="kb-preview" aria-label={t.preview}>
-              <h2>{t.preview}</h2>
-              <div class="kb-preview-body">
-                {open.title && <h3>{open.title}</h3>}
-                {open.body.trim() ? <Markdown source={open.body} /> : <p class="hint">{t.previewEmpty}</p>}
-              </div>
-            </section>
+          <div role="tablist" aria-label={t.languages} class="kb-tabs">
+            {(['', ...LANGS.filter((l) => l !== base)] as const).map((l) => (
+              <button
+                type="button"
+                role="tab"
+                id={`kb-tab-${l || 'base'}`}
+                aria-selected={tab === l ? 'true' : 'false'}
+                aria-controls="kb-tabpanel"
+                class={blank(l ? open.translations[l] : undefined) && l ? 'kb-tab empty' : 'kb-tab'}
+                onClick={() => setTab(l)}
+              >
+                {l ? fill(t.translation, { lang: l.toUpperCase() }) : t.asWritten}
+              </button>
+            ))}
+          </div>
+          <div role="tabpanel" id="kb-tabpanel" aria-labelledby={`kb-tab-${tab || 'base'}`} class="stack">
+            {tab ? (
+              <Translated
+                lang={tab}
+                value={open.translations[tab] ?? { title: '', body: '', category: '' }}
+                errors={errors}
+                onChange={(tr) => setOpen({ ...open, translations: { ...open.translations, [tab]: tr } })}
+              />
+            ) : (
+              <Texts
+                prefix=""
+                title={open.title}
+                body={open.body}
+                errors={errors}
+                onChange={(title, body) => setOpen({ ...open, title, body })}
+              />
+            )}
           </div>
           <Toggle
             id="kb-published"
@@ -275,5 +335,76 @@ export function KbSettings() {
         </Modal>
       )}
     </section>
+  );
+}
+
+/** The title and body (with the preview) of one language; `prefix` names the fields' errors (`translations.fr.`). */
+function Texts(props: {
+  prefix: string;
+  title: string;
+  body: string;
+  errors: Record<string, string>;
+  onChange: (title: string, body: string) => void;
+}) {
+  const t = useStrings(kbStrings);
+  const id = props.prefix ? `kb-${props.prefix.split('.')[1]}-` : 'kb-';
+  return (
+    <>
+      <TextInput
+        id={`${id}title`}
+        label={t.articleTitle}
+        value={props.title}
+        error={props.errors[`${props.prefix}title`]}
+        onChange={(title) => props.onChange(title, props.body)}
+      />
+      <div class="kb-edit-preview">
+        <TextArea
+          id={`${id}body`}
+          rows={14}
+          label={t.body}
+          hint={t.bodyHint}
+          value={props.body}
+          error={props.errors[`${props.prefix}body`]}
+          onChange={(body) => props.onChange(props.title, body)}
+        />
+        <section class="kb-preview" aria-label={t.preview}>
+          <h2>{t.preview}</h2>
+          <div class="kb-preview-body">
+            {props.title && <h3>{props.title}</h3>}
+            {props.body.trim() ? <Markdown source={props.body} /> : <p class="hint">{t.previewEmpty}</p>}
+          </div>
+        </section>
+      </div>
+    </>
+  );
+}
+
+/** One translation: its title, body and (optional) category name in that language. */
+function Translated(props: {
+  lang: Lang;
+  value: Translation;
+  errors: Record<string, string>;
+  onChange: (t: Translation) => void;
+}) {
+  const t = useStrings(kbStrings);
+  const prefix = `translations.${props.lang}.`;
+  return (
+    <div lang={props.lang} dir={props.lang === 'ar' ? 'rtl' : undefined} class="stack">
+      <p class="hint">{t.translationHint}</p>
+      <Texts
+        prefix={prefix}
+        title={props.value.title}
+        body={props.value.body}
+        errors={props.errors}
+        onChange={(title, body) => props.onChange({ ...props.value, title, body })}
+      />
+      <TextInput
+        id={`kb-${props.lang}-category`}
+        label={t.translatedCategory}
+        value={props.value.category}
+        error={props.errors[`${prefix}category`]}
+        onChange={(category) => props.onChange({ ...props.value, category })}
+      />
+    </div>
   );
 }

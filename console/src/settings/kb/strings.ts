@@ -34,6 +34,14 @@ const en = {
     'What the widget finds for these words: published articles only, best first. It suggests the first three while a customer writes a ticket.',
   noHits: 'The widget finds nothing for these words.',
   kbOff: 'The knowledge base module is switched off (Modules and webhooks): customers see no articles.',
+  category: 'Category',
+  categoryHint: 'The help centre’s section it is listed under. Empty: “General”.',
+  languages: 'Languages',
+  asWritten: 'As written',
+  translation: 'Translation {lang}',
+  translationHint:
+    'Customers reading this language see this text (and find it first in search); empty: the text as written.',
+  translatedCategory: 'Category in this language (empty: as written)',
 };
 const de: Partial<typeof en> = {
   title: 'Wissensdatenbank',
@@ -71,5 +79,12 @@ const de: Partial<typeof en> = {
     'Was das Widget für diese Wörter findet: nur veröffentlichte Artikel, die besten zuerst. Die ersten drei schlägt es vor, während ein Kunde ein Ticket schreibt.',
   noHits: 'Das Widget findet für diese Wörter nichts.',
   kbOff: 'Das Wissensdatenbank-Modul ist ausgeschaltet (Module und Webhooks): Kunden sehen keine Artikel.',
+  category: 'Kategorie',
+  categoryHint: 'Der Abschnitt im Hilfe-Center, unter dem er steht. Leer: „Allgemein“.',
+  languages: 'Sprachen',
+  asWritten: 'Original',
+  translation: 'Übersetzung {lang}',
+  translationHint: 'Kunden in dieser Sprache sehen diesen Text (und finden ihn zuerst); leer: der Originaltext.',
+  translatedCategory: 'Kategorie in dieser Sprache (leer: wie im Original)',
 };
 export const kbStrings = { en, de };
