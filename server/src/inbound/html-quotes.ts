@@ -1,5 +1,6 @@
 import { Element, Text, type ChildNode } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
+import { isBlock } from './html-text.js';
 import { forwardLine, headerField } from './reply-text.js';
 
 /**
@@ -30,14 +31,6 @@ const classes = (el: Element) => (el.attribs.class ?? '').split(/\s+/);
 const id = (el: Element) => el.attribs.id ?? '';
 const blank = (node: ChildNode) => (node.type === 'text' ? !node.data.trim() : node.type === 'comment');
 const textOf = (nodes: ChildNode | ChildNode[]) => DomUtils.textContent(nodes).replace(/\s+/g, ' ').trim();
-
-// Elements a browser lays out as blocks: text on either side of one is on another line.
-const BLOCK = new Set(
-  'address article aside blockquote center dd div dl dt fieldset figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table tbody td th thead tr ul'.split(
-    ' ',
-  ),
-);
-const isBlock = (node: ChildNode) => DomUtils.isTag(node) && BLOCK.has(node.name);
 
 /** A quote's "On … wrote:" line: it names a date or an address and ends in a colon. */
 const attribution = (text: string) => text.length < 400 && /[:：]$/.test(text) && /[\d@]/.test(text);

@@ -1,10 +1,11 @@
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import { fixCharsets } from './charset.js';
 import { autoHeadersOf, bounceOf, type AutoHeaders, type Bounce } from './classify.js';
 import { htmlQuotes, QUOTE_MARK } from './html-quotes.js';
 import { HTML_MAX, HTML_MAX_DEPTH, htmlText } from './html-text.js';
 import { replyText, type ReplyParts } from './reply-text.js';
 import { mailSender } from './sender.js';
+import { uudecode } from './uudecode.js';
 
 /**
  * What the pipeline takes from one mail: plain data only (it crosses from the parser thread to the
@@ -85,12 +86,19 @@ export async function parseMail(raw: Buffer): Promise<ParsedInbound> {
     cc: addresses(mail.cc),
     auto: autoHeadersOf(mail),
     bounce: bounceOf(mail, raw),
-    attachments: mail.attachments.map((a) => ({
-      filename: noNul(a.filename ?? ''),
-      contentType: noNul(a.contentType),
-      related: Boolean(a.related),
-      content: a.content,
-    })),
+    attachments: mail.attachments.map(mailFile),
+  };
+}
+
+/** One of the mail's files; a uuencoded part decoded (its name from its "begin" line when it has none). */
+function mailFile(a: Attachment): MailFile {
+  const encoding = String(a.headers.get('content-transfer-encoding') ?? '').toLowerCase();
+  const uu = /^(x-)?uu(encode|e)?$/.test(encoding) ? uudecode(Buffer.from(a.content).toString('latin1')) : undefined;
+  return {
+    filename: noNul(a.filename || uu?.name || ''),
+    contentType: noNul(a.contentType),
+    related: Boolean(a.related),
+    content: uu?.content ?? a.content,
   };
 }
 
