@@ -65,6 +65,10 @@ describe('rough edges of the console', () => {
     await page.getByRole('heading', { name: 'The lid does not fit', level: 1 }).waitFor();
     await page.getByRole('heading', { name: 'Tags' }).waitFor();
     expect(await headingOrder(page)).toEqual([]);
+    // No mail set up: said above the reply box (to an agent without the admin's link to the settings).
+    const mailOff = page.getByRole('note').filter({ hasText: 'Mail is not set up' });
+    await mailOff.waitFor();
+    expect(await mailOff.getByRole('link').count()).toBe(0);
 
     await page.locator('body').press('?');
     const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
@@ -232,5 +236,66 @@ describe('rough edges of the console', () => {
     expect(questions).toHaveLength(2);
     expect(errors).toEqual([]);
     await close();
+  });
+
+  it('warns above the reply box while mail is not set up, and no longer once it is', async () => {
+    const first = await signedIn(admin, `/console/tickets/${ticketId}`);
+    const mailOff = first.page.getByRole('note').filter({ hasText: 'Mail is not set up' });
+    await mailOff.waitFor();
+    expect(await mailOff.getByRole('link', { name: 'Set up mail' }).getAttribute('href')).toBe(
+      '/console/settings/mail',
+    );
+    await first.close();
+    const set = await stack.api.call('POST', '/admin?r=mail', {
+      json: { from_address: 'support@shop.example', smtp: { host: '127.0.0.1', port: 2525 } },
+    });
+    expect(set.status).toBe(200);
+    const { page, refused, errors, close } = await signedIn(agent, `/console/tickets/${ticketId}`);
+    await page.locator('#reply-text').waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByText('Mail is not set up').count()).toBe(0);
+    expect(refused).toEqual([]);
+    expect(errors).toEqual([]);
+    await close();
+    await stack.api.call('POST', '/admin?r=mail', { json: {} });
+  });
+
+  it('says a refused value and a failed test mail in the German console in German, with what to do', async () => {
+    const { page, errors, close } = await signedIn(admin, '/console/settings/design');
+    await page.getByLabel('Language').selectOption({ label: 'Deutsch' });
+    const title = page.locator('#design-title');
+    const save = page.getByRole('button', { name: 'Speichern', exact: true });
+    await expect
+      .poll(async () => {
+        await title.fill('x'.repeat(61));
+        return save.isEnabled();
+      })
+      .toBe(true);
+    await save.click();
+    const titleError = page.locator('#design-title-err');
+    await titleError.waitFor();
+    expect(await titleError.innerText()).toBe('Zu lang: höchstens 60 Zeichen. Bitte kürzen.');
+
+    // The test mail to a mail server that is not there: the reason and the fix in German, not the server's English.
+    const set = await stack.api.call('POST', '/admin?r=mail', {
+      json: { from_address: 'support@shop.example', smtp: { host: '127.0.0.1', port: 9 } },
+    });
+    expect(set.status).toBe(200);
+    page.once('dialog', (d) => void d.accept()); // the unsaved title is left behind
+    await page
+      .getByRole('navigation', { name: 'Bereiche der Einstellungen' })
+      .getByRole('link', { name: 'E-Mail' })
+      .click();
+    await page.locator('#mail-test-to').fill('ada@shop.example');
+    await page.locator('form:has(#mail-test-to) button[type=submit]').click();
+    const result = page.locator('.mail-test-result p');
+    await result.waitFor({ timeout: 20_000 });
+    const text = await result.innerText();
+    expect(text).toContain('Keine Verbindung zum Mailserver: SMTP-Host und Port prüfen');
+    expect(text).not.toContain('could not connect');
+    await page.screenshot({ path: `${SHOTS}german-errors-1280.png` });
+    expect(errors).toEqual([]);
+    await close();
+    await stack.api.call('POST', '/admin?r=mail', { json: {} });
   });
 });

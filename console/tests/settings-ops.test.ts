@@ -145,8 +145,9 @@ describe('settings: mail, modules, anti-spam, audit', () => {
       await page.getByRole('status').getByText('Saved').waitFor();
       await page.getByRole('button', { name: 'Send test mail' }).click();
       await result.getByText('Not sent:').waitFor();
+      // Said in the console's words, with what to check (issue 30), not the server's English.
       expect(await result.textContent()).toContain(
-        'could not connect to the SMTP server: check smtp.host and smtp.port',
+        'Could not connect to the mail server: check the SMTP host and port',
       );
       expect(await result.textContent()).not.toContain('ECONNREFUSED');
       expect(await result.textContent()).not.toContain(String(dead));

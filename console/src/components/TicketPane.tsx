@@ -6,6 +6,7 @@ import { useStore } from '../state/context.js';
 import { AgentOptions, StatusBadge, TagChip } from './bits.js';
 import { dateTime, relative } from './format.js';
 import { MergeDialog, SpamDialog } from './TicketDialogs.js';
+import { MailOff } from './MailOff.js';
 import { ReplyBox } from './ReplyBox.js';
 import { Thread } from './Thread.js';
 
@@ -73,6 +74,7 @@ export function TicketPane({ id, listQuery }: { id: string; listQuery: string })
           )}
           <CloseRequest ticket={ticket} />
           <Thread ticket={ticket} />
+          <MailOff />
           <ReplyBox ticket={ticket} />
         </div>
         <Details ticket={ticket} listQuery={listQuery} />

@@ -305,6 +305,9 @@ export const de: Strings = {
   key_k: 'Vorige Anfrage',
   key_enter: 'Anfrage öffnen',
   key_r: 'Auf die Anfrage antworten',
+  mailOff:
+    'E-Mail ist nicht eingerichtet: Der Kunde bekommt diese Antwort nicht per E-Mail, nur wenn er das Widget öffnet.',
+  mailOffFix: 'E-Mail einrichten',
   key_send: 'Antwort oder Notiz senden (⌘+Enter auf dem Mac)',
   key_slash: 'Suchen',
   key_e: 'Die offene Anfrage schließen (Rückgängig im Hinweis) und die nächste öffnen',

@@ -313,6 +313,8 @@ export const en = {
   key_k: 'Previous ticket',
   key_enter: 'Open the ticket',
   key_r: 'Reply to the ticket',
+  mailOff: 'Mail is not set up: the customer does not get this reply by mail, only when they open the widget.',
+  mailOffFix: 'Set up mail',
   key_send: 'Send the reply or note (⌘+Enter on a Mac)',
   key_slash: 'Search',
   key_e: 'Close the open ticket (Undo in the toast) and open the next one',

@@ -9,6 +9,55 @@ import { unavailableStore } from '../store/unavailable.js';
 export interface ErrorDetail {
   param: string;
   message: string;
+  /** What is wrong, for programs (the console says it in its language). */
+  code?: DetailCode;
+  /** The bound broken (too_long: the most characters; too_small: the least number), where there is one. */
+  limit?: number;
+  /** duplicate: the repeated value; invalid_format: the format (email, url, …). */
+  value?: string;
+}
+
+/** The kinds of a detail (docs/api.md "Errors"); a detail without one says it only in `message`. */
+type DetailCode =
+  | 'required'
+  | 'too_short'
+  | 'too_long'
+  | 'too_small'
+  | 'too_big'
+  | 'too_few'
+  | 'too_many'
+  | 'invalid_format'
+  | 'invalid_choice'
+  | 'invalid_type'
+  | 'duplicate';
+
+type Issue = ZodError['issues'][number];
+
+/** A zod issue as a detail's code and bound: what the console needs to say it in its own language. */
+function detailOf(i: Issue): Pick<ErrorDetail, 'code' | 'limit' | 'value'> {
+  const bound = (n: unknown) => (typeof n === 'number' || typeof n === 'bigint' ? { limit: Number(n) } : {});
+  switch (i.code) {
+    case 'invalid_type':
+      return { code: /received undefined/.test(i.message) ? 'required' : 'invalid_type' };
+    case 'too_small':
+      if (i.origin === 'string')
+        return Number(i.minimum) === 1 ? { code: 'required' } : { code: 'too_short', ...bound(i.minimum) };
+      return { code: i.origin === 'array' || i.origin === 'set' ? 'too_few' : 'too_small', ...bound(i.minimum) };
+    case 'too_big':
+      if (i.origin === 'string') return { code: 'too_long', ...bound(i.maximum) };
+      return { code: i.origin === 'array' || i.origin === 'set' ? 'too_many' : 'too_big', ...bound(i.maximum) };
+    case 'invalid_format':
+      return { code: 'invalid_format', value: i.format };
+    case 'invalid_value':
+      return { code: 'invalid_choice' };
+    case 'custom': {
+      // Our own refinements name their kind in params (model/common.ts uniqueBy).
+      const params = (i.params ?? {}) as { code?: unknown; value?: unknown };
+      return params.code === 'duplicate' ? { code: 'duplicate', value: String(params.value) } : {};
+    }
+    default:
+      return {};
+  }
 }
 
 /** The one error type handlers throw; renderError turns it into API.md's shape. */
@@ -46,6 +95,7 @@ export function fromZod(err: ZodError, at?: string): ApiError {
   const details = err.issues.map((i) => ({
     param: [...(at === undefined ? [] : [at]), ...i.path.map(String)].join('.') || 'body',
     message: i.message,
+    ...detailOf(i),
   }));
   const first = details[0] ?? { param: 'body', message: 'Invalid request.' };
   return new ApiError(400, 'validation_failed', `${first.param}: ${first.message}`, {

@@ -56,7 +56,12 @@ export function uniqueBy(field: string, what: string) {
         if (typeof value !== 'string') return;
         const k = value.toLowerCase();
         if (seen.has(k))
-          ctx.addIssue({ code: 'custom', path: [index, field], message: `duplicate ${what} "${value}"` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, field],
+            message: `duplicate ${what} "${value}"`,
+            params: { code: 'duplicate', value },
+          });
         seen.add(k);
       });
     },

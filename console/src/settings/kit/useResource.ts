@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../../api/client.js';
 import { useStore, useStrings } from '../../state/context.js';
+import { detailText, errorText } from './errorText.js';
 import { settingsStrings } from './strings.js';
 
 /** The value at an API `param` path (`tags.0.color` as ['tags', '0', 'color']) of a draft. */
@@ -70,6 +71,7 @@ export interface Resource<T> {
  */
 export function useResource<T>(r: string, options: { list?: boolean } = {}): Resource<T> {
   const s = useStore();
+  const t = useStrings(settingsStrings);
   const [saved, setSaved] = useState<T | null>(null);
   const [draft, setDraft] = useState<T | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -89,7 +91,7 @@ export function useResource<T>(r: string, options: { list?: boolean } = {}): Res
       },
       (e: unknown) => {
         if (!live) return;
-        setFormError(e instanceof ApiError ? e.message : String(e));
+        setFormError(errorText(t, e, s.t.value.networkError));
         setState('failed');
       },
     );
@@ -97,7 +99,7 @@ export function useResource<T>(r: string, options: { list?: boolean } = {}): Res
   }, [r]);
 
   const dirty = draft !== null && JSON.stringify(draft) !== JSON.stringify(saved);
-  leaving.question = useStrings(settingsStrings).leaveUnsaved;
+  leaving.question = t.leaveUnsaved;
   useEffect(() => {
     if (!dirty) return;
     const warn = (e: BeforeUnloadEvent) => e.preventDefault();
@@ -126,8 +128,8 @@ export function useResource<T>(r: string, options: { list?: boolean } = {}): Res
     } catch (e) {
       if (e instanceof ApiError) setFailure(e);
       if (e instanceof ApiError && e.details.length) {
-        setErrors(Object.fromEntries(e.details.map((d) => [d.param, d.message])));
-      } else setFormError(e instanceof ApiError ? e.message : String(e));
+        setErrors(Object.fromEntries(e.details.map((d) => [d.param, detailText(t, d, e.code)])));
+      } else setFormError(errorText(t, e, s.t.value.networkError));
       setState('failed');
       return false;
     }

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError } from '../../api/client.js';
 import { dateTime } from '../../components/format.js';
 import { useStore, useStrings } from '../../state/context.js';
 import { LinesInput, NumberInput, SecretInput, SettingsForm, TextArea, TextInput, Toggle } from '../kit/controls.js';
+import { errorText, smtpErrorText } from '../kit/errorText.js';
+import { settingsStrings } from '../kit/strings.js';
 import { useResource, type Resource } from '../kit/useResource.js';
 import { mailStrings } from './strings.js';
 import './mail.css';
@@ -146,6 +147,7 @@ function Connection<T extends Smtp>(props: {
 function TestMail({ res }: { res: Resource<Mail> }) {
   const s = useStore();
   const t = useStrings(mailStrings);
+  const k = useStrings(settingsStrings);
   const [to, setTo] = useState(s.me.value?.email ?? '');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<TestResult | null>(null);
@@ -157,7 +159,7 @@ function TestMail({ res }: { res: Resource<Mail> }) {
     try {
       setResult(await s.api.adminAction<TestResult>('mail-test', { to }));
     } catch (e) {
-      setError(e instanceof ApiError ? (e.details[0]?.message ?? e.message) : String(e));
+      setError(errorText(k, e, s.t.value.networkError));
     } finally {
       setBusy(false);
     }
@@ -183,7 +185,11 @@ function TestMail({ res }: { res: Resource<Mail> }) {
         {result && (
           <p class={result.sent ? 'ok' : 'err'}>
             {result.sent ? t.testSent : t.testFailed}{' '}
-            <code>{result.sent ? result.response : (result.error ?? result.response)}</code>
+            {!result.sent && smtpErrorText(k, result.error) ? (
+              smtpErrorText(k, result.error)
+            ) : (
+              <code>{result.sent ? result.response : (result.error ?? result.response)}</code>
+            )}
             {!result.sent && result.response && result.error !== result.response && <code>{result.response}</code>}{' '}
             <span class="hint">({result.duration_ms} ms)</span>
           </p>
