@@ -164,6 +164,22 @@ const CASES: [id: string, what: string, expected: Expected][] = [
     },
   ],
   [
+    'easy-ham-1/00066',
+    'The Bat!, the answer below a "BM>" (supercite) quote and a "[lost]" line',
+    {
+      subject: 'Re: Tiny DNS Swap',
+      name: 'Andrey G. Sergeev (AKA Andris)',
+      email: 'andris@aernet.ru',
+      contains: [
+        'Hello!',
+        'Are you speaking about limiting AXFR requests on IP address basis?',
+        'be suitable for your needs.',
+      ],
+      lacks: ["BM> I'd like to swap"],
+      quoted: ['Bob Musser <BobM@dbsinfo.com> wrote:', "BM> I'd like to swap with someone"],
+    },
+  ],
+  [
     'easy-ham-1/00169',
     'Evolution, the answer below the quote, a list footer as signature',
     {
