@@ -241,7 +241,11 @@ export function replyText(input: string): ReplyParts {
     i++;
   }
   // The signature, from its delimiter; a client's footer line alone.
-  const sig = keep.findIndex((l) => SIGNATURE.test(l));
+  // "--" without its space (a client trimmed it) is a delimiter only above a signature-sized rest: a
+  // newsletter's "--" above its contents put the whole letter aside (the SpamAssassin corpus).
+  const sig = keep.findIndex(
+    (l, k) => l === '-- ' || (SIGNATURE.test(l) && keep.slice(k + 1).filter((r) => !blank(r)).length <= 15),
+  );
   const signature = sig >= 0 ? keep.splice(sig) : [];
   const footers: string[] = [];
   const body = keep.filter((l) => (FOOTER.test(l) ? !footers.push(l) : true));

@@ -180,6 +180,16 @@ const CASES: [id: string, what: string, expected: Expected][] = [
     },
   ],
   [
+    'hard-ham-1/00006',
+    'a German newsletter whose "--" stands above its contents, not a signature',
+    {
+      subject: 'Virtueller Messetag der jobfair24 am Mittwoch, 03. Juli 2002',
+      name: 'jobfair24',
+      email: 'newsletter@jobfair24.de',
+      contains: ['Hallo Xxxxxxxxx Yyyyyyy,', '1. Die erste virtuelle MBA-Messe', '4. Profi-Stellensuche'],
+    },
+  ],
+  [
     'easy-ham-1/00169',
     'Evolution, the answer below the quote, a list footer as signature',
     {
