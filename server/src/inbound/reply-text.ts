@@ -37,7 +37,11 @@ export const headerField = (line: string) => FIELD.test(line);
 const SIGNATURE = /^-- ?$/;
 const SEPARATOR = /^\s*([-_=*]\s*){5,}$/;
 
-const isQuote = (line: string) => /^\s*>/.test(line);
+// ">" or a supercite prefix of initials ("BM> ", The Bat!, Emacs): a 2002 Bat! answer below such a
+// quote went to the quoted part whole (the SpamAssassin corpus, easy-ham-1/00066).
+const isQuote = (line: string) => /^\s*(?:[A-Z]{1,3})?>/.test(line);
+// A line marking what the replier cut from the quote ("[lost]", "[snip]", "..."): part of the quote.
+const ELISION = /^\s*[[(<]?\s*(\.{3}|…|snip|lost|skipped|cut)[\w.]*\s*[\])>]?\s*$/i;
 const blank = (line: string) => line.trim() === '';
 // A header names a date or an address: that keeps "My colleague wrote:" in the reply.
 const headerish = (s: string) => /\d/.test(s) || /@/.test(s);
@@ -144,6 +148,13 @@ export function replyText(input: string): ReplyParts {
   for (let j = lines.length - 1; j >= 0; j--) texts[j] = blank(lines[j]!) ? texts[j + 1]! : j;
   const nextText = (j: number) => texts[Math.min(j, lines.length)]!;
   let keptText = false;
+  // The first line with text after a quote header; an elision line just above a quote is skipped.
+  const quoteAfter = (end: number) => {
+    const first = nextText(end);
+    if (first >= lines.length || !ELISION.test(lines[first]!)) return first;
+    const next = nextText(first + 1);
+    return next < lines.length && isQuote(lines[next]!) ? next : first;
+  };
   // Each line's quote header, found once (a mail may be long).
   const splits = new Map<number, Splitter | undefined>();
   const splitAt = (j: number) => {
@@ -176,7 +187,7 @@ export function replyText(input: string): ReplyParts {
             continue;
           }
           // A header takes the rest, or its own quoted block.
-          const next = split.kind === 'header' ? nextText(split.end) : lines.length;
+          const next = split.kind === 'header' ? quoteAfter(split.end) : lines.length;
           if (next >= lines.length || !isQuote(lines[next]!)) continue;
           const k = quoteEnd(lines, next);
           plain[j] = plain[k]!;
@@ -198,7 +209,7 @@ export function replyText(input: string): ReplyParts {
     if (split) {
       if (split.prefix) keep.push(split.prefix);
       keptText ||= !!split.prefix;
-      const first = nextText(split.end);
+      const first = quoteAfter(split.end);
       if (first < lines.length && isQuote(lines[first]!)) {
         const end = quoteEnd(lines, first);
         if (interleaved(end)) return keepWhole();
@@ -234,7 +245,11 @@ export function replyText(input: string): ReplyParts {
     i++;
   }
   // The signature, from its delimiter; a client's footer line alone.
-  const sig = keep.findIndex((l) => SIGNATURE.test(l));
+  // "--" without its space (a client trimmed it) is a delimiter only above a signature-sized rest: a
+  // newsletter's "--" above its contents put the whole letter aside (the SpamAssassin corpus).
+  const sig = keep.findIndex(
+    (l, k) => l === '-- ' || (SIGNATURE.test(l) && keep.slice(k + 1).filter((r) => !blank(r)).length <= 15),
+  );
   const signature = sig >= 0 ? keep.splice(sig) : [];
   const footers: string[] = [];
   const body = keep.filter((l) => (FOOTER.test(l) ? !footers.push(l) : true));
