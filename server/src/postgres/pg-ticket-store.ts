@@ -371,7 +371,18 @@ export class PgTicketStore implements TicketStore, FileStore {
     return gone.length > 0;
   }
 
-  private where(sql: Sql, filter: ListFilter, context: ListContext) {
+  /**
+   * The statuses of this mode's tickets that are not closed, for the views of open tickets: a list of
+   * them finds those rows by the status index (a shop's few open tickets), where "not closed" would
+   * read the years of closed ones. Undefined for the other views.
+   */
+  private async openStatuses(filter: ListFilter, context: ListContext): Promise<string[] | undefined> {
+    if (filter.view === undefined || filter.view === 'all' || filter.view === 'closed') return undefined;
+    const closed = new Set(context.closed);
+    return Object.keys(await this.perStatus()).filter((s) => !closed.has(s));
+  }
+
+  private where(sql: Sql, filter: ListFilter, context: ListContext, openStatuses?: string[]) {
     const conditions = [sql`mode = ${this.mode}`];
     if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`);
     if (filter.category !== undefined) conditions.push(sql`category = ${filter.category}`);
@@ -381,7 +392,9 @@ export class PgTicketStore implements TicketStore, FileStore {
     if (filter.tag !== undefined) conditions.push(sql`${filter.tag} = ANY(tags)`);
     if (filter.q !== undefined) conditions.push(sql`strpos(search, ${filter.q.toLowerCase()}) > 0`);
     // The views of the JSON store's index (store/ticket-index.ts), in SQL.
-    const open = sql`NOT (status = ANY(${context.closed as string[]}::text[]))`;
+    const open = openStatuses
+      ? sql`status = ANY(${openStatuses}::text[])`
+      : sql`NOT (status = ANY(${context.closed as string[]}::text[]))`;
     switch (filter.view) {
       case 'needs_reply':
         conditions.push(sql`${open} AND waiting_us AND NOT ${this.asleep(sql, context)}`);
@@ -446,11 +459,12 @@ export class PgTicketStore implements TicketStore, FileStore {
   }
 
   async list(filter: ListFilter, limit: number, offset: number, context = NEWEST): Promise<ListPage> {
+    const open = await this.openStatuses(filter, context);
     const sql = await this.db.q();
     const [rows, total] = await Promise.all([
       limit > 0
         ? sql<{ item: TicketListItem }[]>`
-            SELECT item FROM tickets WHERE ${this.where(sql, filter, context)}
+            SELECT item FROM tickets WHERE ${this.where(sql, filter, context, open)}
             ORDER BY ${this.orderBy(sql, context.sort)} LIMIT ${limit} OFFSET ${offset}`
         : Promise.resolve([]),
       this.byStatusTotal(filter, context) ?? this.count(filter, context),
@@ -488,9 +502,10 @@ export class PgTicketStore implements TicketStore, FileStore {
   }
 
   async count(filter: ListFilter, context = NEWEST): Promise<number> {
+    const open = await this.openStatuses(filter, context);
     const sql = await this.db.q();
     const [row] = await sql<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM tickets WHERE ${this.where(sql, filter, context)}`;
+      SELECT count(*)::int AS n FROM tickets WHERE ${this.where(sql, filter, context, open)}`;
     return row!.n;
   }
 
