@@ -163,7 +163,6 @@ export function ReplyBox({ ticket }: { ticket: ConsoleTicket }) {
             aria-describedby={`reply-hint${error ? ' reply-err' : ''}`}
             aria-autocomplete={note ? 'list' : undefined}
             aria-controls={suggesting ? 'mention-list' : undefined}
-            aria-expanded={note ? suggesting : undefined}
             aria-activedescendant={suggesting ? `mention-list-${active}` : undefined}
             onInput={(e) => {
               const area = e.currentTarget;
