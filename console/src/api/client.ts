@@ -9,9 +9,11 @@ import type {
   BulkSet,
   ConsoleTicket,
   Counts,
+  Customer,
   Meta,
   Passkey,
   Report,
+  SavedView,
   Session,
   Team,
   ListItem,
@@ -141,8 +143,13 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     passkeySignInOptions: () => post<PublicKeyCredentialRequestOptionsJSON>('/session/passkey/options'),
     passkeySignIn: (response: unknown) => post<Session>('/session/passkey', { response }).then(keepToken),
     /** The agent's own name, signature (Markdown, under their replies) and availability for round robin. */
-    profile: (body: { name?: string; signature?: string; available?: boolean }) =>
-      call<Session>('PATCH', '/session/profile', { json: body }),
+    profile: (body: {
+      name?: string;
+      signature?: string;
+      available?: boolean;
+      density?: 'comfortable' | 'compact';
+      saved_views?: SavedView[];
+    }) => call<Session>('PATCH', '/session/profile', { json: body }),
     forgot: (email: string) => post<{ accepted: true }>('/session/forgot', { email }),
     /** A mailed link's second half (invitation or reset): the password, then a new session. */
     useLink: (purpose: 'invite' | 'reset', token: string, password: string) =>
@@ -151,6 +158,10 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     meta: () => get<Meta>('/meta'),
     /** Colleagues, macros, tags, statuses, categories: what every agent may read, whatever their role. */
     team: () => get<Team>('/team'),
+    customer: (email: string) => get<Customer>('/customers', { email }),
+    /** A note about the customer; with `id`, a new text for that note. */
+    customerNote: (body: { email: string; text: string; id?: string }) =>
+      post<Pick<Customer, 'email' | 'notes'>>('/customers/notes', body),
 
     /** `/admin` for the settings screens: read `r`, replace it whole, delete one entry (agents, kb). */
     adminGet: <T>(r: string, query: Query = {}) =>

@@ -18,8 +18,25 @@ export interface SessionAgent {
   signature: string;
   /** Takes new tickets when assignment is round robin. */
   available: boolean;
+  /** The inbox's density and the agent's saved views (their profile; absent from an older server). */
+  density?: 'comfortable' | 'compact';
+  saved_views?: SavedView[];
   /** The first sign-in with a one-time password: every other call answers 403 password_change_required. */
   must_change_password?: boolean;
+}
+/** Filters kept under a name (PATCH /v1/session/profile `saved_views`): /list's parameters. */
+export interface SavedView {
+  name: string;
+  filters: {
+    view?: string;
+    status?: string;
+    category?: string;
+    priority?: string;
+    tag?: string;
+    agent_id?: string;
+    q?: string;
+    sort?: string;
+  };
 }
 export interface Session {
   agent: SessionAgent;
@@ -85,6 +102,7 @@ export const VIEWS = [
   'needs_reply',
   'snoozed',
   'mine',
+  'mentions',
   'unassigned',
   'due_soon',
   'overdue',
@@ -103,6 +121,8 @@ export interface Counts {
 
 /** GET /v1/team: colleagues (id, name, role, active), macros, tags with colours, statuses, categories. */
 export type { Team, TeamAgent } from '@ticketing/server/model';
+/** GET /v1/customers: the panel beside a ticket (their tickets, the team's notes about them). */
+export type { Customer, CustomerNote } from '@ticketing/server/model';
 export type Macro = Team['macros'][number];
 export type TagDef = Team['tags'][number];
 
@@ -121,6 +141,8 @@ export interface BulkResult {
 export interface TicketEvent {
   ticket: ListItem;
   by?: ActorRef;
+  /** ticket.mentioned: the agents the new note names. */
+  mentioned?: string[];
 }
 export interface TypingEvent {
   ticket_id: string;

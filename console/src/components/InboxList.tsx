@@ -3,10 +3,10 @@ import { useEffect, useRef } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { SORTS, type BulkSet, type ListItem } from '../api/types.js';
 import { fill } from '../i18n/t.js';
-import { filtersQuery, type Filters } from '../state/filters.js';
+import { filtersQuery, toSaved, type Filters } from '../state/filters.js';
 import { useStore } from '../state/context.js';
 import { relative } from './format.js';
-import { AgentOptions, PriorityBadge, StatusBadge, TagChip } from './bits.js';
+import { AgentOptions, Avatar, PriorityBadge, StatusBadge, TagChip } from './bits.js';
 
 /** The ticket list of the current view: search, sort, filters, rows, and changes to several at once. */
 export function InboxList({ filters, openId }: { filters: Filters; openId: string | null }) {
@@ -28,6 +28,7 @@ export function InboxList({ filters, openId }: { filters: Filters; openId: strin
         <p class="total" aria-live="polite">
           {inbox.total.value === 1 ? t.ticketCountOne : fill(t.ticketCount, { n: inbox.total.value })}
         </p>
+        <InboxPrefs filters={filters} />
       </div>
       <Toolbar filters={filters} go={go} />
       {selected.size > 0 && <BulkBar />}
@@ -50,7 +51,11 @@ export function InboxList({ filters, openId }: { filters: Filters; openId: strin
           <label for="select-all">{t.selectAll}</label>
         </div>
       )}
-      <ul class="rows" aria-label={t.tickets} aria-busy={inbox.loading.value}>
+      <ul
+        class={`rows${s.me.value?.density === 'compact' ? ' compact' : ''}`}
+        aria-label={t.tickets}
+        aria-busy={inbox.loading.value}
+      >
         {rows.map((r) => (
           <Row key={r.id} row={r} open={r.id === openId} query={filtersQuery(filters)} />
         ))}
@@ -225,6 +230,7 @@ function Row({ row, open, query }: { row: ListItem; open: boolean; query: string
           <span class="number">#{row.number}</span>
           <StatusBadge status={row.status} />
           {row.priority !== 'normal' && <PriorityBadge priority={row.priority} />}
+          {row.agent_id && assignee && <Avatar id={row.agent_id} name={assignee} />}
           <span class="assignee">{assignee ?? t.unassigned}</span>
           {row.tags.map((tag) => (
             <TagChip key={tag} tag={tag} />
@@ -332,6 +338,60 @@ function BulkBar() {
       <button type="button" class="btn small ghost" onClick={() => inbox.selectAll(false)}>
         {t.clearSelection}
       </button>
+    </div>
+  );
+}
+
+/** Compact rows on or off, and "Save view": the agent's own, kept in their profile. */
+function InboxPrefs({ filters }: { filters: Filters }) {
+  const s = useStore();
+  const t = s.t.value;
+  const me = s.me.value;
+  const naming = useSignal(false);
+  const name = useSignal('');
+  if (!me) return null;
+  const compact = me.density === 'compact';
+  const views = me.saved_views ?? [];
+  const save = (e: Event) => {
+    e.preventDefault();
+    const n = name.value.trim();
+    if (!n) return;
+    const rest = views.filter((v) => v.name.toLowerCase() !== n.toLowerCase());
+    void s.saveInboxPrefs({ saved_views: [...rest, { name: n, filters: toSaved(filters) }] });
+    naming.value = false;
+    name.value = '';
+  };
+  return (
+    <div class="inbox-prefs">
+      <button
+        type="button"
+        class="btn small ghost"
+        aria-pressed={compact}
+        onClick={() => void s.saveInboxPrefs({ density: compact ? 'comfortable' : 'compact' })}
+      >
+        {t.compactRows}
+      </button>
+      {naming.value ? (
+        <form onSubmit={save} class="save-view">
+          <label for="saved-view-name" class="sr">
+            {t.savedViewName}
+          </label>
+          <input
+            id="saved-view-name"
+            maxLength={60}
+            placeholder={t.savedViewName}
+            value={name.value}
+            onInput={(e) => (name.value = e.currentTarget.value)}
+          />
+          <button type="submit" class="btn small">
+            {t.save}
+          </button>
+        </form>
+      ) : (
+        <button type="button" class="btn small ghost" onClick={() => (naming.value = true)}>
+          {t.saveView}
+        </button>
+      )}
     </div>
   );
 }

@@ -4,6 +4,7 @@ import type { ConsoleReply, ConsoleTicket } from '../api/types.js';
 import { fill } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
 import { Icon } from './icons.js';
+import { insertMention, mentionAt, mentionCandidates, MentionList, type MentionDraft } from './MentionList.js';
 import { bytes, dateTime, fillPlaceholders } from './format.js';
 
 /**
@@ -29,6 +30,18 @@ export function ReplyBox({ ticket }: { ticket: ConsoleTicket }) {
   const macro = draft.macro ? macros.find((m) => m.id === draft.macro) : undefined;
   const statuses = s.meta.value?.statuses ?? [];
   const note = draft.internal;
+  // `@name` typed in a note: colleagues from /team to complete it with (kept by the server by id).
+  const mention = useSignal<MentionDraft | null>(null);
+  const candidates = note && mention.value ? mentionCandidates(s.agents.value, mention.value.query) : [];
+  const suggesting = candidates.length > 0;
+  const active = suggesting ? Math.min(mention.value!.active, candidates.length - 1) : 0;
+  const pickMention = (area: HTMLTextAreaElement, name: string) => {
+    const next = insertMention(area.value, area.selectionStart, mention.value!, name);
+    mention.value = null;
+    state.setDraft(id, { text: next.text });
+    area.value = next.text;
+    area.setSelectionRange(next.caret, next.caret);
+  };
 
   const addFiles = (list: FileList | File[] | null | undefined) => {
     const picked = [...(list ?? [])];
@@ -148,11 +161,18 @@ export function ReplyBox({ ticket }: { ticket: ConsoleTicket }) {
             value={draft.text}
             aria-invalid={error ? 'true' : undefined}
             aria-describedby={`reply-hint${error ? ' reply-err' : ''}`}
+            aria-autocomplete={note ? 'list' : undefined}
+            aria-controls={suggesting ? 'mention-list' : undefined}
+            aria-activedescendant={suggesting ? `mention-list-${active}` : undefined}
             onInput={(e) => {
-              const text = e.currentTarget.value;
+              const area = e.currentTarget;
+              const text = area.value;
               state.setDraft(id, { text, ...(text.trim() ? {} : { macro: null }) });
               if (text) state.typed(id);
+              const found = note ? mentionAt(text, area.selectionStart) : null;
+              mention.value = found && { ...found, active: 0 };
             }}
+            onBlur={() => (mention.value = null)}
             onPaste={(e) => {
               if (e.clipboardData?.files.length) {
                 e.preventDefault();
@@ -160,11 +180,45 @@ export function ReplyBox({ ticket }: { ticket: ConsoleTicket }) {
               }
             }}
             onKeyDown={(e) => {
+              if (suggesting) {
+                const area = e.currentTarget;
+                const move = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : 0;
+                if (move) {
+                  e.preventDefault();
+                  const n = candidates.length;
+                  mention.value = { ...mention.value!, active: (active + move + n) % n };
+                  return;
+                }
+                if ((e.key === 'Enter' && !e.ctrlKey && !e.metaKey) || e.key === 'Tab') {
+                  e.preventDefault();
+                  pickMention(area, candidates[active]!.name);
+                  return;
+                }
+                if (e.key === 'Escape') {
+                  // Closes the suggestions only: the note box keeps the focus.
+                  e.preventDefault();
+                  e.stopPropagation();
+                  mention.value = null;
+                  return;
+                }
+              }
               if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
                 e.preventDefault();
                 state.send(id);
               }
               if (e.key === 'Escape') e.currentTarget.blur();
+            }}
+          />
+        )}
+        {suggesting && (
+          <MentionList
+            id="mention-list"
+            label={t.mentionList}
+            candidates={candidates}
+            active={active}
+            onPick={(a) => {
+              const area = document.getElementById('reply-text') as HTMLTextAreaElement | null;
+              if (area) pickMention(area, a.name);
             }}
           />
         )}

@@ -4,6 +4,7 @@ import { fill, type Strings } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
 import type { Store } from '../state/store.js';
 import { bytes, dateTime } from './format.js';
+import { Avatar } from './bits.js';
 
 type Item =
   | { kind: 'message'; at: string; id: string; reply: ConsoleReply }
@@ -84,6 +85,7 @@ function Message({ ticket, reply }: { ticket: ConsoleTicket; reply: ConsoleReply
   return (
     <li class={`msg msg-${kind}`}>
       <div class="msg-head">
+        {reply.agent_id && <Avatar id={reply.agent_id} name={s.agentName(reply.agent_id) ?? who} />}
         <span class="author">{who}</span>
         <span class="kind">{label}</span>
         <time dateTime={reply.created_at}>{dateTime(reply.created_at, s.locale.value)}</time>

@@ -322,7 +322,9 @@ function Details({ ticket, listQuery }: { ticket: ConsoleTicket; listQuery: stri
           <ul>
             {s.ticket.others.value.map((o) => (
               <li key={o.id}>
-                <a href={`/console/tickets/${o.id}${listQuery}`}>{o.subject}</a>
+                <a href={`/console/tickets/${o.id}${listQuery}`}>
+                  <span class="number">#{o.number}</span> {o.subject}
+                </a>
                 <span class="other-meta">
                   <StatusBadge status={o.status} />
                   <time dateTime={o.created_at}>{relative(o.created_at, locale)}</time>
@@ -334,6 +336,7 @@ function Details({ ticket, listQuery }: { ticket: ConsoleTicket; listQuery: stri
           <p class="muted">{t.noOtherTickets}</p>
         )}
       </section>
+      <CustomerNotes />
       <div class="more-actions" role="group" aria-label={t.moreActions}>
         <button type="button" class="btn" onClick={() => (dialog.value = 'merge')}>
           {t.merge}
@@ -345,5 +348,67 @@ function Details({ ticket, listQuery }: { ticket: ConsoleTicket; listQuery: stri
       {dialog.value === 'merge' && <MergeDialog ticket={ticket} onClose={() => (dialog.value = null)} />}
       {dialog.value === 'spam' && <SpamDialog ticket={ticket} onClose={() => (dialog.value = null)} />}
     </aside>
+  );
+}
+
+/** The team's notes about the customer (not the ticket): any agent adds one or changes one in place. */
+function CustomerNotes() {
+  const s = useStore();
+  const t = s.t.value;
+  const notes = s.ticket.customerNotes.value;
+  const editing = useSignal<string | null>(null);
+  const text = useSignal('');
+  const busy = useSignal(false);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (!text.value.trim() || busy.value) return;
+    busy.value = true;
+    if (await s.ticket.saveCustomerNote(text.value.trim(), editing.value ?? undefined)) {
+      text.value = '';
+      editing.value = null;
+    }
+    busy.value = false;
+  };
+  return (
+    <section class="customer-notes" aria-labelledby="customer-notes-title">
+      <h3 id="customer-notes-title">{t.customerNotes}</h3>
+      {notes.length ? (
+        <ul>
+          {notes.map((n) => (
+            <li key={n.id}>
+              <p>{n.text}</p>
+              <p class="other-meta">
+                {n.author ?? t.support} · <time dateTime={n.updated_at}>{relative(n.updated_at, s.locale.value)}</time>{' '}
+                <button
+                  type="button"
+                  class="btn small ghost"
+                  onClick={() => {
+                    editing.value = n.id;
+                    text.value = n.text;
+                  }}
+                >
+                  {t.edit}
+                </button>
+              </p>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">{t.noCustomerNotes}</p>
+      )}
+      <form onSubmit={save}>
+        <label for="customer-note">{editing.value ? t.editCustomerNote : t.addCustomerNote}</label>
+        <textarea
+          id="customer-note"
+          rows={2}
+          maxLength={5000}
+          value={text.value}
+          onInput={(e) => (text.value = e.currentTarget.value)}
+        />
+        <button type="submit" class="btn small" disabled={busy.value || !text.value.trim()}>
+          {t.saveCustomerNote}
+        </button>
+      </form>
+    </section>
   );
 }

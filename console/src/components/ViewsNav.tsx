@@ -1,5 +1,6 @@
 import { VIEWS } from '../api/types.js';
-import { filtersQuery, type Filters } from '../state/filters.js';
+import { fill } from '../i18n/t.js';
+import { filtersQuery, fromSaved, sameFilters, type Filters } from '../state/filters.js';
 import { useStore } from '../state/context.js';
 
 /** The views with their counts, and the statuses; each a link, so it can be opened in a new tab. */
@@ -8,6 +9,7 @@ export function ViewsNav({ filters }: { filters: Filters }) {
   const t = s.t.value;
   const counts = s.inbox.counts.value;
   const statuses = s.meta.value?.statuses ?? [];
+  const saved = s.me.value?.saved_views ?? [];
   const href = (f: Partial<Filters>) =>
     `/console/${filtersQuery({ view: f.view ?? 'all', sort: filters.sort, ...(f.status ? { status: f.status } : {}) })}`;
   const plain =
@@ -25,6 +27,31 @@ export function ViewsNav({ filters }: { filters: Filters }) {
           </li>
         ))}
       </ul>
+      {saved.length > 0 && (
+        <>
+          <h2 class="views-head">{t.savedViews}</h2>
+          <ul>
+            {saved.map((v) => {
+              const f = fromSaved(v.filters);
+              return (
+                <li key={v.name} class="saved-view">
+                  <a href={`/console/${filtersQuery(f)}`} aria-current={sameFilters(f, filters) ? 'page' : undefined}>
+                    <span>{v.name}</span>
+                  </a>
+                  <button
+                    type="button"
+                    class="icon-btn small"
+                    aria-label={fill(t.removeSavedView, { name: v.name })}
+                    onClick={() => void s.saveInboxPrefs({ saved_views: saved.filter((x) => x !== v) })}
+                  >
+                    ×
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      )}
       {statuses.length > 0 && (
         <>
           <h2 class="views-head">{t.byStatus}</h2>

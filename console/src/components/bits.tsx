@@ -1,6 +1,7 @@
 import type { Priority } from '../api/types.js';
 import { fill } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
+import { avatarColor, initials } from './avatar.js';
 
 // Small pieces the list and the ticket share. Colours come from the configuration, set as a custom
 // property through the CSSOM (allowed under `style-src 'self'`, unlike a style attribute in HTML).
@@ -51,5 +52,14 @@ export function AgentOptions({ current }: { current: string | null }) {
         </option>
       ))}
     </>
+  );
+}
+
+/** An agent's initials on a colour of their id; decoration only (their name stands beside it). */
+export function Avatar({ id, name }: { id: string; name: string }) {
+  return (
+    <span class="avatar" aria-hidden="true" style={{ '--c': avatarColor(id) }}>
+      {initials(name)}
+    </span>
   );
 }

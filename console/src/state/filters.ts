@@ -1,4 +1,4 @@
-import { SORTS, VIEWS, type SortName, type ViewName } from '../api/types.js';
+import { SORTS, VIEWS, type SavedView, type SortName, type ViewName } from '../api/types.js';
 
 /** What the inbox shows; it lives in the URL's query string so a view can be bookmarked. */
 export interface Filters {
@@ -51,5 +51,25 @@ export const listQuery = (f: Filters) => ({
   agent_id: f.agent,
   q: f.q,
 });
+
+/** A saved view's filters (the /list parameters) as the inbox's. */
+export const fromSaved = (f: SavedView['filters']): Filters =>
+  parseFilters({
+    view: f.view ?? 'all',
+    sort: f.sort,
+    status: f.status,
+    category: f.category,
+    priority: f.priority,
+    tag: f.tag,
+    agent: f.agent_id,
+    q: f.q,
+  });
+
+/** The inbox's filters as a saved view keeps them. */
+export function toSaved(f: Filters): SavedView['filters'] {
+  const out: SavedView['filters'] = { view: f.view, sort: f.sort };
+  for (const k of EXTRA) if (f[k]) out[k === 'agent' ? 'agent_id' : k] = f[k];
+  return out;
+}
 
 export const sameFilters = (a: Filters, b: Filters) => filtersQuery(a) === filtersQuery(b);

@@ -16,7 +16,14 @@ export interface LiveHandlers {
   refused(): void;
 }
 
-const TICKET_EVENTS = ['ticket.created', 'ticket.changed', 'ticket.replied', 'ticket.note_added', 'ticket.deleted'];
+const TICKET_EVENTS = [
+  'ticket.created',
+  'ticket.changed',
+  'ticket.replied',
+  'ticket.note_added',
+  'ticket.mentioned',
+  'ticket.deleted',
+];
 
 /**
  * The server's event stream (/v1/events, EventSource with the session cookie). EventSource reconnects

@@ -1,6 +1,6 @@
 import { batch, computed, effect, signal } from '@preact/signals';
 import { ApiError, createApi } from '../api/client.js';
-import type { Macro, Meta, Session, TagDef, TeamAgent } from '../api/types.js';
+import type { Macro, Meta, SavedView, Session, TagDef, TeamAgent } from '../api/types.js';
 import { fill, LOCALES } from '../i18n/t.js';
 import { createInbox } from './inbox.js';
 import { createLive } from './live.js';
@@ -107,7 +107,7 @@ export function createStore(options: StoreOptions = {}) {
   });
 
   const live = createLive(api, {
-    ticket(type, { ticket: row, by }) {
+    ticket(type, { ticket: row, by, mentioned }) {
       if (type === 'ticket.deleted') inbox.remove(row.id);
       else inbox.patch(row);
       // Assigned to a colleague invited since this console loaded /team: learn their name.
@@ -118,9 +118,17 @@ export function createStore(options: StoreOptions = {}) {
         if (by?.id) ticket.stoppedTyping(row.id);
         void ticket.reload();
       }
+      const byMe = by?.kind === 'agent' && by.id === me.value?.id;
+      // A colleague named this agent in a note: a toast that opens it (and the desktop notification).
+      if (type === 'ticket.mentioned') {
+        if (byMe || !me.value || !mentioned?.includes(me.value.id)) return;
+        const text = fill(t.value.mentionNotification, { name: by?.name ?? t.value.someone, number: row.number });
+        toasts.show({ text, action: { label: t.value.mentionOpen, run: () => openTicketHook?.(row.id) } }, 15_000);
+        notify(text, row);
+        return;
+      }
       // Desktop notifications: what this agent must answer, i.e. tickets that are theirs or nobody's,
       // and never for what they did themselves.
-      const byMe = by?.kind === 'agent' && by.id === me.value?.id;
       const forMe = !row.agent_id || row.agent_id === me.value?.id;
       if (byMe || !forMe) return;
       if (type === 'ticket.created') notify(fill(t.value.newTicketNotification, { name: row.name }), row);
@@ -231,6 +239,14 @@ export function createStore(options: StoreOptions = {}) {
     if (forced) started(s);
     else session.value = s;
   }
+  /** The agent's own inbox settings (density, saved views), kept in their profile on the server. */
+  async function saveInboxPrefs(body: { density?: 'comfortable' | 'compact'; saved_views?: SavedView[] }) {
+    try {
+      session.value = await api.profile(body);
+    } catch (err) {
+      toasts.show({ text: describe(err), error: true });
+    }
+  }
   async function refreshSession() {
     const s = await api.session();
     session.value = s;
@@ -269,6 +285,7 @@ export function createStore(options: StoreOptions = {}) {
     signOut,
     changePassword,
     refreshSession,
+    saveInboxPrefs,
     onOpenTicket(fn: (id: string) => void) {
       openTicketHook = fn;
     },

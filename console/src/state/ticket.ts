@@ -1,6 +1,6 @@
 import { batch, signal } from '@preact/signals';
 import { ApiError, type Api } from '../api/client.js';
-import type { ConsoleReply, ConsoleTicket, ListItem } from '../api/types.js';
+import type { ConsoleReply, ConsoleTicket, CustomerNote, ListItem } from '../api/types.js';
 import { fill, type Strings } from '../i18n/t.js';
 import type { Inbox } from './inbox.js';
 import { storage } from './prefs.js';
@@ -51,6 +51,7 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
   const ticket = signal<ConsoleTicket | null>(null);
   const error = signal<unknown>(null);
   const others = signal<ListItem[]>([]);
+  const customerNotes = signal<CustomerNote[]>([]);
   /** Polite announcements for screen readers (new messages on the open ticket). */
   const announcement = signal('');
   /** Who else is replying, by ticket id, until when (ms since the epoch). */
@@ -145,14 +146,32 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
     }
   }
 
+  /** The customer panel: their other tickets and the team's notes about them (GET /v1/customers). */
   async function loadOthers() {
     const current = ticket.value;
     if (!current) return;
     try {
-      const page = await api.list({ email: current.email, view: 'all', sort: 'created', limit: 20 });
-      if (id.value === current.id) others.value = page.data.filter((r) => r.id !== current.id);
+      const found = await api.customer(current.email);
+      if (id.value !== current.id) return;
+      batch(() => {
+        others.value = found.tickets.filter((r) => r.id !== current.id);
+        customerNotes.value = found.notes;
+      });
     } catch {
       others.value = [];
+    }
+  }
+  /** Adds a note about the ticket's customer, or (with `noteId`) changes one; false when refused. */
+  async function saveCustomerNote(text: string, noteId?: string) {
+    const current = ticket.value;
+    if (!current) return false;
+    try {
+      const saved = await api.customerNote({ email: current.email, text, ...(noteId ? { id: noteId } : {}) });
+      if (id.value === current.id) customerNotes.value = saved.notes;
+      return true;
+    } catch (err) {
+      toasts.show({ text: describe(err), error: true });
+      return false;
     }
   }
 
@@ -163,6 +182,7 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
       ticket.value = null;
       error.value = null;
       others.value = [];
+      customerNotes.value = [];
       earlier.value = [];
       older.value = null;
     });
@@ -360,6 +380,8 @@ export function createTicket({ api, inbox, toasts, t, describe, undoMs }: Deps) 
     loadOlder,
     error,
     others,
+    customerNotes,
+    saveCustomerNote,
     announcement,
     typing,
     viewers,

@@ -4,6 +4,31 @@ import { emailAddress, isoTime } from './common.js';
 export const AGENT_ROLES = ['admin', 'agent'] as const;
 export type AgentRole = (typeof AGENT_ROLES)[number];
 
+/** How dense the console's inbox is: compact fits at least 12 rows in a 1280×800 window. */
+export const DENSITIES = ['comfortable', 'compact'] as const;
+
+/** An inbox's filters kept under a name (the agent's own, in their profile): what /list takes. */
+export const SavedViewSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(60)
+      .regex(/^[^\r\n]*$/, 'must be one line'),
+    filters: z.strictObject({
+      view: z.string().max(32).optional(),
+      status: z.string().max(32).optional(),
+      category: z.string().max(32).optional(),
+      priority: z.string().max(16).optional(),
+      tag: z.string().max(100).optional(),
+      agent_id: z.string().max(100).optional(),
+      q: z.string().max(200).optional(),
+      sort: z.string().max(16).optional(),
+    }),
+  })
+  .meta({ id: 'SavedView' });
+
 /** What /admin accepts for an agent. Passwords, two-factor secrets and passkeys go in, never out. */
 export const AgentInputSchema = z.object({
   id: z.string().max(100).optional(),
@@ -74,6 +99,9 @@ export const StoredAgentSchema = z.object({
   locale: z.string().nullable().default(null),
   /** Takes new tickets when assignment is round robin (their own profile). */
   available: z.boolean().default(true),
+  /** The inbox's density and the agent's saved views (their own profile). */
+  density: z.enum(DENSITIES).default('comfortable'),
+  saved_views: z.array(SavedViewSchema).default([]),
   /** A pending invitation or password reset: the SHA-256 of the mailed link's token, single use. */
   account_link: AccountLinkSchema.nullable().default(null),
   created_at: z.string(),

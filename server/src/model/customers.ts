@@ -28,6 +28,7 @@ export const CustomerSchema = z
     notes: z.array(CustomerNoteSchema).describe('oldest first'),
   })
   .meta({ id: 'Customer' });
+export type Customer = z.infer<typeof CustomerSchema>;
 
 export const CustomerQuerySchema = z.object({ email: emailAddress().max(254) });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AGENT_ROLES } from './agents.js';
+import { AGENT_ROLES, DENSITIES, SavedViewSchema } from './agents.js';
 
 /** POST /v1/session: an agent's email and password (and a two-factor code once that is on). */
 export const SignInSchema = z.object({
@@ -35,6 +35,13 @@ export const ProfileInputSchema = z.object({
   signature: z.string().max(2000).optional(),
   locale: z.enum(CONSOLE_LOCALES).nullable().optional(),
   available: z.boolean().optional(),
+  density: z.enum(DENSITIES).optional(),
+  saved_views: z
+    .array(SavedViewSchema)
+    .max(30)
+    .refine((v) => new Set(v.map((x) => x.name.toLowerCase())).size === v.length, 'names must differ')
+    .optional()
+    .describe('the whole list, replacing the one kept (at most 30, names unique in any case)'),
 });
 
 /** POST /v1/session/forgot. */
@@ -62,6 +69,8 @@ export const SessionAgentSchema = z
     signature: z.string().describe('Markdown added under their replies'),
     locale: z.enum(CONSOLE_LOCALES).nullable().describe("the console's language; null: the browser's"),
     available: z.boolean().describe('takes new tickets when assignment is round robin'),
+    density: z.enum(DENSITIES).describe('the inbox: comfortable, or compact (at least 12 rows at 1280×800)'),
+    saved_views: z.array(SavedViewSchema).describe('filters kept under a name, shown in the inbox’s view list'),
   })
   .meta({ id: 'SessionAgent' });
 

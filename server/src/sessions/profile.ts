@@ -16,7 +16,9 @@ const profile = route({
     'Only the fields sent change. `signature` (Markdown, up to 2,000 characters) is added under the ' +
     'agent’s replies from the console, after a blank line (not under notes); `locale` is the console’s ' +
     'language (`null`: the browser’s); `available: false` keeps round-robin assignment from giving them ' +
-    'new tickets. Answers the session as GET /v1/session does.',
+    'new tickets; `density` (comfortable, compact) is the inbox’s; `saved_views` replaces the agent’s named ' +
+    'filters whole (`[{ name, filters: { view, status, category, priority, tag, agent_id, q, sort } }]`). ' +
+    'Answers the session as GET /v1/session does.',
   body: { schema: ProfileInputSchema, encodings: ['json'] },
   responses: { 200: { description: 'The profile is saved: the session', schema: SessionSchema } },
   errors: { 403: ['session_required'] },
@@ -28,6 +30,8 @@ const profile = route({
       if (body.signature !== undefined) a.signature = body.signature;
       if (body.locale !== undefined) a.locale = body.locale;
       if (body.available !== undefined) a.available = body.available;
+      if (body.density !== undefined) a.density = body.density;
+      if (body.saved_views !== undefined) a.saved_views = body.saved_views;
     });
     const agent = data.agents.find((a) => a.id === who.id) ?? found.agent;
     await deps.audit.append(auditEntry(deps.clock(), actor, 'agent.profile', agent.id, { fields: Object.keys(body) }));

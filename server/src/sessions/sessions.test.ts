@@ -89,6 +89,8 @@ describe('signing in and out', () => {
       signature: '',
       locale: null,
       available: true,
+      density: 'comfortable',
+      saved_views: [],
     });
     expect(res.body.csrf_token).toMatch(/^[0-9a-f]{64}$/);
     expect(res.setCookie).toHaveLength(1);

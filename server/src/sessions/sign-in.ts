@@ -106,6 +106,8 @@ export function sessionView(agent: StoredAgent, sessionId: string): SessionView 
       signature: agent.signature,
       locale: agent.locale === 'en' || agent.locale === 'de' ? agent.locale : null,
       available: agent.available,
+      density: agent.density,
+      saved_views: agent.saved_views,
     },
     csrf_token: csrfToken(sessionId),
   };

@@ -65,6 +65,8 @@ export async function upsertAgent(
     signature: existing?.signature ?? '',
     locale: existing?.locale ?? null,
     available: existing?.available ?? true,
+    density: existing?.density ?? 'comfortable',
+    saved_views: existing?.saved_views ?? [],
     // A new password from the admin makes a pending link moot; an invitation's own is set by the caller.
     account_link: password ? null : (existing?.account_link ?? null),
     created_at: existing?.created_at ?? at.toISOString(),
@@ -114,6 +116,8 @@ export async function createFirstAdmin(store: ConfigStore, email: string, at: Da
     signature: '',
     locale: null,
     available: true,
+    density: 'comfortable',
+    saved_views: [],
     account_link: null,
     created_at: at.toISOString(),
   };

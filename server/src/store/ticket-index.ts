@@ -115,7 +115,7 @@ export function listItem(t: StoredTicket): TicketListItem {
 }
 
 /** The agents the ticket's notes mention, each once, or undefined when none does. */
-export function mentionsOf(t: StoredTicket): string[] | undefined {
+function mentionsOf(t: StoredTicket): string[] | undefined {
   let found: Set<string> | undefined;
   for (const r of t.replies) if (r.mentions) for (const id of r.mentions) (found ??= new Set()).add(id);
   return found && [...found];

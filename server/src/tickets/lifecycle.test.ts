@@ -22,6 +22,8 @@ beforeAll(async () => {
         signature: '',
         locale: null,
         available: true,
+        density: 'comfortable',
+        saved_views: [],
         account_link: null,
         created_at: new Date().toISOString(),
       },
