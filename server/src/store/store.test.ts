@@ -342,23 +342,29 @@ describe('the data-directory lock under a race', () => {
     const dirs = [await tempDir(), await tempDir(), await tempDir(), await tempDir()];
     for (const d of dirs.slice(0, 3)) await writeFile(join(d, 'LOCK'), stale);
 
-    // Six processes race for each directory in turn, all calling acquireLock at the same instant.
+    // Six processes race for each directory in turn, all calling acquireLock at the same instant,
+    // agreed once every one has loaded (tsx takes a moment, more on a loaded machine).
     const racer = fileURLToPath(new URL('../test-support/lock-racer.ts', import.meta.url));
-    const startAt = String(Date.now() + 4000); // after every process has started (tsx takes a moment)
     const racers = Array.from({ length: 6 }, () => {
-      const p = spawn(process.execPath, ['--import', 'tsx', racer, startAt, '500', ...dirs], {
+      const p = spawn(process.execPath, ['--import', 'tsx', racer, '500', ...dirs], {
         stdio: ['pipe', 'pipe', 'inherit'],
       });
       let out = '';
+      let isReady: () => void;
+      const ready = new Promise<void>((ok) => (isReady = ok));
       const answered = new Promise<string[]>((ok) =>
         p.stdout.on('data', (c) => {
           out += c;
           const lines = out.trim().split('\n');
-          if (lines.length === dirs.length) ok(lines);
+          if (lines[0] === 'ready') isReady();
+          if (lines.length === dirs.length + 1) ok(lines.slice(1));
         }),
       );
-      return { p, answered };
+      return { p, ready, answered };
     });
+    await Promise.all(racers.map((r) => r.ready));
+    const startAt = Date.now() + 500;
+    for (const { p } of racers) p.stdin.write(`${startAt}\n`);
     // Every racer keeps what it got until all have answered: a late one meets live owners.
     const outputs = await Promise.all(racers.map((r) => r.answered));
     await Promise.all(racers.map(({ p }) => new Promise((ok) => (p.on('exit', ok), p.stdin.end()))));
