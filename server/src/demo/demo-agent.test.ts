@@ -17,7 +17,8 @@ afterAll(async () => {
 /** The email and password the demo printed. */
 function printed(s: TestServer) {
   const at = s.logs.findIndex((l) => l.startsWith('Support console:'));
-  expect(s.logs[at]).toBe(`Support console: ${s.url}/console/`);
+  // At localhost, where browsers allow passkeys (startup/console-address.ts), on the listening port.
+  expect(s.logs[at]).toBe(`Support console: ${s.url.replace('127.0.0.1', 'localhost')}/console/`);
   const email = /^ {2}email: {4}(\S+)$/.exec(s.logs[at + 1] ?? '')?.[1];
   const password = /^ {2}password: (\S+)$/.exec(s.logs[at + 2] ?? '')?.[1];
   return { email: email!, password: password! };
