@@ -103,4 +103,13 @@ describe('replyText', () => {
     expect(replyText(mail).text.startsWith('Hi')).toBe(true);
     expect(performance.now() - start).toBeLessThan(5000);
   }, 30_000);
+
+  it('takes linear time on a quote header followed by a long line of spaces (a hostile mail)', () => {
+    // The line after a header is tried as an elision mark ("[snip]"): a pattern with spaces on both
+    // sides of an optional bracket took quadratic time here (60,000 spaces: about 10 s).
+    const mail = `Thanks\n-----Original Message-----\n${' '.repeat(60_000)}x\n> question`;
+    const start = performance.now();
+    expect(replyText(mail).text).toBe('Thanks');
+    expect(performance.now() - start).toBeLessThan(3000);
+  }, 60_000);
 });
