@@ -188,6 +188,9 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
         n bigint NOT NULL,
         PRIMARY KEY (mode, status)
       );
+      -- Writers wait from here to the commit: an instance of the previous version still writing during a
+      -- rolling upgrade must not add a ticket between the count and the trigger (it would never be counted).
+      LOCK TABLE tickets IN SHARE ROW EXCLUSIVE MODE;
       INSERT INTO ticket_counts (mode, status, n) SELECT mode, status, count(*) FROM tickets GROUP BY mode, status;
       CREATE FUNCTION ticket_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
