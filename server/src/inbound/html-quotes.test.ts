@@ -130,6 +130,15 @@ describe('the quoted history of an HTML-only reply', () => {
     for (const s of ['See below.', QUESTION, 'It is 4711.', 'Which colour?', 'Blue.']) expect(t.message).toContain(s);
   });
 
+  it("keeps the customer's own indented text (Gmail's Indent button) in the message", async () => {
+    // A bare blockquote under a line ending in ':' with a number is no quote without an address.
+    const html = `<div dir="ltr">Order 12345 has these items:<blockquote style="margin:0 0 0 40px;border:none;padding:0px"><div>2 kettles</div><div>1 lid</div></blockquote><div>Please send the lid.</div></div>`;
+    const t = await ticketOf(html, 'Missing lid (indent)');
+    for (const s of ['Order 12345 has these items:', '2 kettles', '1 lid', 'Please send the lid.'])
+      expect(t.message).toContain(s);
+    expect(t.quoted ?? '').not.toContain('kettles');
+  });
+
   it('keeps a forwarded mail whole', async () => {
     const html = `<div dir="ltr">Please see the mail from the courier.<br><br><div class="gmail_quote gmail_quote_container"><div dir="ltr" class="gmail_attr">---------- Forwarded message ---------<br>From: <strong class="gmail_sendername" dir="auto">Courier</strong> <span dir="auto">&lt;<a href="mailto:track@courier.example">track@courier.example</a>&gt;</span><br>Date: Mon, Nov 23, 2026 at 9:00 AM<br>Subject: Parcel 00340434161094042557<br>To: &lt;<a href="mailto:ada@example.com">ada@example.com</a>&gt;<br></div><br><br><div>Your parcel could not be delivered.</div></div></div>`;
     const t = await ticketOf(html, 'Fwd: Parcel');

@@ -1,7 +1,7 @@
 import { Element, Text, type ChildNode } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import { isBlock } from './html-text.js';
-import { forwardLine, headerField } from './reply-text.js';
+import { dateOrAddress, forwardLine, headerField } from './reply-text.js';
 
 /**
  * The quoted history of an HTML mail, found where its client marks it (issue 29), and the mail
@@ -34,6 +34,10 @@ const textOf = (nodes: ChildNode | ChildNode[]) => DomUtils.textContent(nodes).r
 
 /** A quote's "On … wrote:" line: it names a date or an address and ends in a colon. */
 const attribution = (text: string) => text.length < 400 && /[:：]$/.test(text) && /[\d@]/.test(text);
+// Above a bare <blockquote> (no type=cite, no client's class) more is asked: Gmail's Indent button
+// makes one too, under the customer's own "Order 12345 has these items:". A client's line names the
+// sender's address, a time or a date ("… 11:00 +0300 от Shop <help@shop.example>:").
+const citeLine = (text: string) => attribution(text) && dateOrAddress(text);
 
 // The box Outlook desktop (2007 to 365: #B5C4DF, #E1E1E1) and Windows Mail (rgb(229, 229, 229)) draw.
 const CLIENT_BOX = /border-top:\s*solid #(B5C4DF|E1E1E1) 1\.0pt|border-top-color:\s*rgb\(229, 229, 229\)/i;
@@ -70,7 +74,7 @@ function attributionBefore(nodes: ChildNode[], i: number): ChildNode[] {
   if (j < 0) return [];
   const prev = nodes[j]!;
   if (DomUtils.isTag(prev) && (classes(prev).includes('moz-cite-prefix') || isBlock(prev)))
-    return classes(prev).includes('moz-cite-prefix') || attribution(textOf(prev)) ? nodes.slice(j, i) : [];
+    return classes(prev).includes('moz-cite-prefix') || citeLine(textOf(prev)) ? nodes.slice(j, i) : [];
   // Inline text up to the line break or block before it (Mail.ru: "… от Name <a@b.c>:<br>").
   let start = j;
   while (start > 0) {
@@ -78,7 +82,7 @@ function attributionBefore(nodes: ChildNode[], i: number): ChildNode[] {
     if (isBlock(n) || (DomUtils.isTag(n) && n.name === 'br')) break;
     start--;
   }
-  return attribution(textOf(nodes.slice(start, j + 1))) ? nodes.slice(start, i) : [];
+  return citeLine(textOf(nodes.slice(start, j + 1))) ? nodes.slice(start, i) : [];
 }
 
 /** Text of a container outside its blockquotes and its attribution line. */

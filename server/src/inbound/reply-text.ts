@@ -48,6 +48,10 @@ const isElision = (line: string) => line.length <= 80 && ELISION_WORD.test(line.
 const blank = (line: string) => line.trim() === '';
 // A header names a date or an address: that keeps "My colleague wrote:" in the reply.
 const headerish = (s: string) => /\d/.test(s) || /@/.test(s);
+// Stricter, for a line that only ends in ':' above a quoted block: an address, a time or a date, not
+// any number ("Order 12345 has these items:" above the customer's own indented list stays theirs).
+export const dateOrAddress = (s: string) =>
+  /@/.test(s) || /\d{1,2}:\d{2}|\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|\b(19|20)\d{2}\b/.test(s);
 
 interface Splitter {
   kind: 'header' | 'forward';
@@ -89,7 +93,7 @@ function splitterAt(lines: string[], i: number): Splitter | undefined {
   // A line naming a date or an address just above a quoted block ("2011/4/7 Nathan <n@example.com>").
   const next = lines.slice(i + 1, i + 3).findIndex((l) => !blank(l));
   if (next >= 0 && isQuote(lines[i + 1 + next]!) && !isQuote(line) && !blank(line)) {
-    if ((/[:：]\s*$/.test(line) && headerish(line)) || /<[^<>\s]+@[^<>\s]+>\s*[:：]?\s*$/.test(line))
+    if ((/[:：]\s*$/.test(line) && dateOrAddress(line)) || /<[^<>\s]+@[^<>\s]+>\s*[:：]?\s*$/.test(line))
       return { kind: 'header', prefix: '', end: i + 1 };
   }
   return undefined;
