@@ -98,4 +98,40 @@ describe('GET /v1/customers and POST /v1/customers/notes', () => {
     // No key at all: 401.
     expect((await s.call('GET', '/customers?email=mia@shop.example', { key: null })).status).toBe(401);
   });
+
+  it('keeps test mode apart: a test key neither reads nor changes the notes about live customers', async () => {
+    const live = (await grace.call('GET', '/customers?email=mia@shop.example')).body.notes as { id: string }[];
+    expect(live.length).toBeGreaterThan(0);
+    const read = await s.call('GET', '/customers?email=mia@shop.example', { key: s.keys.skTest });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.notes).toEqual([]);
+    const edit = await s.call('POST', '/customers/notes', {
+      key: s.keys.skTest,
+      json: { email: 'mia@shop.example', id: live[0]!.id, text: 'changed from a test key' },
+    });
+    expect(edit.status).toBe(400);
+    expect(edit.body.error.param).toBe('id');
+    const added = await s.call('POST', '/customers/notes', {
+      key: s.keys.skTest,
+      json: { email: 'mia@shop.example', text: 'a test note' },
+    });
+    expect(added.status, added.text).toBe(200);
+    const after = JSON.stringify((await grace.call('GET', '/customers?email=mia@shop.example')).body.notes);
+    expect(after).not.toContain('changed from a test key');
+    expect(after).not.toContain('a test note');
+  });
+
+  it('refuses a customer’s 101st note with a clear error, and keeps the 100', async () => {
+    const email = 'many@shop.example';
+    for (let i = 0; i < 100; i++) {
+      const res = await s.call('POST', '/customers/notes', { json: { email, text: `note ${i}` } });
+      expect(res.status, res.text).toBe(200);
+    }
+    const refused = await s.call('POST', '/customers/notes', { json: { email, text: 'one too many' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'validation_failed', param: 'text' });
+    const notes = (await s.call('GET', `/customers?email=${email}`)).body.notes as { text: string }[];
+    expect(notes).toHaveLength(100);
+    expect(notes.at(-1)!.text).toBe('note 99');
+  });
 });

@@ -25,8 +25,15 @@ const route = routeFor<CustomerPanelDeps>();
 /** The customer's tickets the panel lists: the newest, any status. */
 const PANEL_TICKETS = 20;
 
-/** Notes are kept per address in any case: Ada@Shop.example and ada@shop.example are one customer. */
+/** A customer's notes are kept per address in any case (Ada@Shop.example and ada@shop.example are one). */
 const keyOf = (email: string) => email.trim().toLowerCase();
+/**
+ * Where config.json keeps them: per mode, as tickets are, so a test key (an integration being built)
+ * never reads or writes what the team wrote about live customers.
+ */
+const notesKey = (mode: KeyMode, email: string) => (mode === 'live' ? email : `${mode}:${email}`);
+/** A customer's notes are a panel to read beside a ticket, not a log: past this many, change one. */
+const NOTES_MAX = 100;
 
 const customer = route({
   method: 'get',
@@ -53,7 +60,7 @@ const customer = route({
         verified: full.some((t) => t?.customer_seen !== undefined),
         tickets: items,
         total_tickets: total,
-        notes: deps.configStore.get().customer_notes[email] ?? [],
+        notes: deps.configStore.get().customer_notes[notesKey(actor.mode, email)] ?? [],
       },
     };
   },
@@ -66,7 +73,8 @@ const note = route({
   summary: 'Write a note about a customer, or change one',
   description:
     'Any agent, whatever their role, and secret keys: `{ email, text }` adds a note (1-5,000 characters) ' +
-    'that every agent sees beside each of that customer’s tickets; with `id` it replaces that note’s text ' +
+    'that every agent sees beside each of that customer’s tickets (at most 100 per customer and mode); with ' +
+    '`id` it replaces that note’s text ' +
     '(an id that is not a note of this customer: 400, param `id`). Recorded in the audit log ' +
     '(customer.note_added, customer.note_changed). Answers the customer’s notes, oldest first.',
   body: { schema: CustomerNoteInputSchema, encodings: ['json', 'form', 'multipart'] },
@@ -78,9 +86,12 @@ const note = route({
     const at = deps.clock().toISOString();
     const author = actor.kind === 'agent' ? { author_id: actor.agent.id, author: actor.agent.name } : null;
     let written: CustomerNote | undefined;
+    const key = notesKey(actor.mode, email);
     const data = await deps.configStore.update((draft) => {
-      const notes = [...(draft.customer_notes[email] ?? [])];
+      const notes = [...(draft.customer_notes[key] ?? [])];
       if (body.id === undefined) {
+        if (notes.length >= NOTES_MAX)
+          throw validationError('text', `this customer has ${NOTES_MAX} notes already: change one instead`);
         written = {
           id: newId('cno'),
           text: body.text,
@@ -97,7 +108,7 @@ const note = route({
         written = { ...notes[i]!, text: body.text, ...author, updated_at: at };
         notes[i] = written;
       }
-      draft.customer_notes = { ...draft.customer_notes, [email]: notes };
+      draft.customer_notes = { ...draft.customer_notes, [key]: notes };
     });
     await deps.audit.append(
       auditEntry(
@@ -110,7 +121,7 @@ const note = route({
         },
       ),
     );
-    return { body: { email, notes: data.customer_notes[email] ?? [] } };
+    return { body: { email, notes: data.customer_notes[key] ?? [] } };
   },
 });
 

@@ -39,5 +39,5 @@ export const CustomerNoteInputSchema = z.object({
   id: z.string().max(100).optional().describe('a note of this customer to change; absent: a new note'),
 });
 
-/** Where config.json keeps them: per lower-cased address. */
+/** Where config.json keeps them: per lower-cased address, `test:`-prefixed for test mode's. */
 export const CustomerNotesSchema = z.record(z.string(), z.array(CustomerNoteSchema));
