@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomToken } from '../model/ids.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
+import { ticketRecord } from '../test-support/ticket-record.js';
 
 // The JSON store's search index over HTTP: fast on many tickets (a word every ticket holds no longer
 // costs a pass over every match), and still right after the postings are renumbered.
@@ -28,29 +29,15 @@ async function seeded(count: number) {
         const id = `tkt_${randomToken(20)}`;
         ids[n] = id;
         const created = new Date(start + n * 60_000).toISOString();
-        const ticket = {
+        const ticket = ticketRecord({
           id,
           number: 1001 + n,
           subject: `Order ${10_000 + n}: question about delivery`,
           message: `Hello, I ordered a teapot (order ${10_000 + n}) and would like to know when it arrives.`,
           name: `Customer ${n}`,
           email: `customer${n % 500}@example.com`,
-          status: 'open',
-          priority: 'normal',
-          category: null,
-          fields: {},
-          page_url: null,
-          agent_id: null,
-          tags: [],
-          close_request: null,
-          rating: null,
-          replies: [],
-          attachments: [],
-          due_at: null,
-          closed_at: null,
           created_at: created,
-          updated_at: created,
-        };
+        });
         return writeFile(join(dir, `${id}.json`), JSON.stringify(ticket));
       }),
     );

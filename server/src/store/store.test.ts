@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { boot } from '../boot.js';
 import { runMain, startChild } from '../test-support/child-server.js';
 import { createTicket, makeKeys, PNG_1PX, startServer, ticketInput } from '../test-support/server.js';
+import { ticketRecord } from '../test-support/ticket-record.js';
 import type { Ticket } from '../model/index.js';
 import { ioError, setFaultInjector } from './faults.js';
 import { FileTicketStore } from './file-ticket-store.js';
@@ -29,29 +30,13 @@ afterEach(async () => {
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** A stored ticket, the `i`th created (one second apart from 2026-01-01). */
-const storedTicket = (i: number): Ticket => ({
-  id: newId('tkt'),
-  number: 1001 + i,
-  subject: `journal ${i}`,
-  message: 'm',
-  name: 'N',
-  email: 'n@example.com',
-  status: 'open',
-  priority: 'normal',
-  category: null,
-  fields: {},
-  page_url: null,
-  agent_id: null,
-  tags: [],
-  close_request: null,
-  rating: null,
-  replies: [],
-  attachments: [],
-  due_at: null,
-  closed_at: null,
-  created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-  updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-});
+const storedTicket = (i: number): Ticket =>
+  ticketRecord({
+    id: newId('tkt'),
+    number: 1001 + i,
+    subject: `journal ${i}`,
+    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+  });
 
 describe('the data directory', () => {
   it("is its owner's only: every folder the server creates is 0700, every file 0600", async () => {
