@@ -21,8 +21,9 @@ import type { Deps } from './deps.js';
 import { TicketWatchers } from './updates/watchers.js';
 import { TicketEvents } from './events/events.js';
 import { checkEnvKeys, createKey } from './keys/keys.js';
-import { Mailer, type MailMessage } from './mail/mailer.js';
+import { Mailer } from './mail/mailer.js';
 import { mailListener } from './mail/notify.js';
+import { replyMailSender } from './mail/reply-delivery.js';
 import { startInbound, type Inbound } from './inbound/start.js';
 import { Outbox } from './outbox/outbox.js';
 import { Scheduler } from './scheduler/scheduler.js';
@@ -289,7 +290,7 @@ function wireDeps(
 /** Senders for the outbox, and the listeners that turn ticket events into deliveries and audit entries. */
 function startDeliveries(deps: Deps) {
   const mailer = new Mailer();
-  deps.outbox.handle('mail', (job) => mailer.send(deps.configStore.get().mail, job.payload as MailMessage));
+  deps.outbox.handle('mail', replyMailSender(deps, mailer));
   deps.outbox.handle(
     'webhook',
     webhookSender(() => deps.configStore.get(), deps.webhookLog, deps.clock, {

@@ -116,6 +116,16 @@ function Message({ ticket, reply }: { ticket: ConsoleTicket; reply: ConsoleReply
         </details>
       )}
       {reply.attachments.length > 0 && <Files ticketId={ticket.id} files={reply.attachments} />}
+      {/* What became of the reply's mail to the customer (issue 30): a failed one is no longer invisible. */}
+      {reply.delivery && (
+        <p class={`delivery delivery-${reply.delivery.state}`}>
+          {reply.delivery.state === 'failed'
+            ? fill(t.mailFailed, { reason: reply.delivery.error ?? '' })
+            : reply.delivery.state === 'sent'
+              ? t.mailSent
+              : t.mailQueued}
+        </p>
+      )}
     </li>
   );
 }

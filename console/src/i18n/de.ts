@@ -190,6 +190,9 @@ export const de: Strings = {
   unverifiedSender:
     'Absender nicht bestätigt: Diese Mail gibt vor, von {email} zu kommen, ließ sich aber nicht prüfen. Der Kunde sieht sie nicht, und sie hat das Ticket nicht wieder geöffnet.',
   showQuoted: 'Zitierten Text anzeigen',
+  mailQueued: 'In der Warteschlange',
+  mailSent: 'Gesendet',
+  mailFailed: 'Nicht zugestellt: {reason}',
   support: 'Support',
   attachments: 'Anhänge',
   download: '{name} herunterladen',

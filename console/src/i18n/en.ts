@@ -194,6 +194,9 @@ export const en = {
   unverifiedSender:
     'Unverified sender: this mail claims to be from {email} but could not be verified. The customer does not see it, and it did not reopen the ticket.',
   showQuoted: 'Show quoted text',
+  mailQueued: 'Queued',
+  mailSent: 'Sent',
+  mailFailed: 'Not delivered: {reason}',
   support: 'Support',
   attachments: 'Attachments',
   download: 'Download {name}',

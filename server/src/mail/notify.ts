@@ -1,12 +1,15 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { TicketEvent } from '../events/events.js';
+import type { KeyMode, Ticket } from '../model/index.js';
 import { openState } from '../hours/business-hours.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { signLink } from '../links/magic-link.js';
 import type { Outbox } from '../outbox/outbox.js';
 import type { ConfigStore } from '../store/config-store.js';
+import type { TicketStore } from '../store/ticket-store.js';
 import { mailConfigured, type MailMessage } from './mailer.js';
+import { recordDelivery, withDelivery, type ReplyRef } from './reply-delivery.js';
 import {
   autoreplyMail,
   confirmationMail,
@@ -29,6 +32,8 @@ const MAIL_AUTOREPLIES_PER_DAY = 5;
 export interface MailListenerDeps {
   config: Pick<Config, 'customerMailPerHour'>;
   configStore: ConfigStore;
+  /** Where a support reply's mail records its delivery state (mail/reply-delivery.ts). */
+  tickets: Record<KeyMode, TicketStore>;
   outbox: Outbox;
   /** Counts customer mail per address and hour (TICKETING_CUSTOMER_MAIL_PER_HOUR). */
   rateLimiter: RateLimiter;
@@ -55,6 +60,8 @@ export function mailListener(deps: MailListenerDeps) {
     const url = deps.publicUrl();
     const notify = mail.email_notify;
     const from = mail.from_address!;
+    /** The ticket as this listener left it (a support reply's `delivery`), for the later listeners and the answer. */
+    let changed: Ticket | undefined;
     // Every mail of a ticket threads with the others; the customer's carries the ticket's reply address.
     const queue = (m: MailMessage) =>
       deps.outbox.enqueue('mail', { ...m, threading: threadHeaders(e.ticket.id, from) }, e.mode);
@@ -65,7 +72,7 @@ export function mailListener(deps: MailListenerDeps) {
      * ticket in any address's name, so these are limited per address and hour: over the limit the
      * mail is not queued, and the log says so (with the ticket, not the address).
      */
-    const queueForCustomer = async (m: MailMessage) => {
+    const queueForCustomer = async (m: MailMessage & { reply?: ReplyRef }) => {
       if (e.mail && m.auto_submitted) {
         const address = e.mail.from.trim().toLowerCase();
         if (await deps.rateLimiter.hit(`mail-autoreply|${address}`, MAIL_AUTOREPLIES_PER_DAY, 24 * HOUR)) {
@@ -116,8 +123,15 @@ export function mailListener(deps: MailListenerDeps) {
         await queue(newTicketAgentMail(e.ticket, notify.agent_emails, url));
     }
     if (e.type === 'ticket.replied' && e.reply) {
-      if (!e.reply.from_customer && notify.customer_on_reply)
-        await queueForCustomer(supportReplyMail(e.ticket, e.reply, link()));
+      if (!e.reply.from_customer && notify.customer_on_reply) {
+        const reply = { ticket_id: e.ticket.id, reply_id: e.reply.id };
+        // Recorded before the mail is queued, so the outbox's `sent` (or `failed`) always comes after
+        // it. Test mode sends nothing, and records nothing.
+        const queued = { state: 'queued' as const, at: deps.clock().toISOString() };
+        if (e.mode === 'live') await recordDelivery(deps.tickets.live, reply, queued);
+        await queueForCustomer({ ...supportReplyMail(e.ticket, e.reply, link()), reply });
+        if (e.mode === 'live') changed = withDelivery(e.ticket, e.reply.id, queued);
+      }
       if (e.reply.from_customer && notify.agents_on_customer_reply && notify.agent_emails.length) {
         await queue(customerReplyAgentMail(e.ticket, e.reply, notify.agent_emails, url));
       }
@@ -129,5 +143,6 @@ export function mailListener(deps: MailListenerDeps) {
         if (agent && id !== writer) await queue(mentionMail(e.ticket, e.reply, agent.email, url));
       }
     }
+    return changed;
   };
 }

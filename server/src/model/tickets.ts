@@ -31,6 +31,23 @@ const QUOTED =
   'a mail-born message only (staff only): the quoted history and signature set aside from the mail, ' +
   'shown collapsed under `message`; a public key never sees it';
 
+/** What became of the mail that carried a support reply to the customer. */
+const DELIVERY_STATES = ['queued', 'sent', 'failed'] as const;
+
+const ReplyDeliverySchema = z
+  .strictObject({
+    state: z.enum(DELIVERY_STATES),
+    at: isoTime.describe('when it entered this state'),
+    error: z
+      .string()
+      .optional()
+      .describe(
+        '`failed` only: why the last attempt did not go, in one line (the SMTP server’s refusal, or what to check)',
+      ),
+  })
+  .meta({ id: 'ReplyDelivery' });
+export type ReplyDelivery = z.infer<typeof ReplyDeliverySchema>;
+
 export const ReplySchema = z
   .strictObject({
     id: z.string().describe('rpl_…'),
@@ -59,6 +76,11 @@ export const ReplySchema = z
         'a mail that claims to be from the customer but could not be verified (staff only): it reopened nothing ' +
           'and the customer never sees it',
       ),
+    delivery: ReplyDeliverySchema.optional().describe(
+      'a support reply mailed to the customer (staff only): `queued`, `sent`, or `failed` with the reason ' +
+        '(the outbox keeps retrying for a day, so a failed mail may still become `sent`); absent when no mail ' +
+        'went (mail not set up, customer_on_reply off, test mode)',
+    ),
   })
   .meta({ id: 'Reply' });
 export type Reply = z.infer<typeof ReplySchema>;

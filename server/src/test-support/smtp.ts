@@ -46,9 +46,13 @@ export interface TestSmtp {
 /**
  * `starttls`: offer STARTTLS with smtp-server's built-in self-signed certificate (a relay whose
  * certificate no client can verify); by default the server speaks plain SMTP only. `host`: another
- * loopback address (127.0.0.2 …), for a second server on the same port.
+ * loopback address (127.0.0.2 …), for a second server on the same port. `refuse`: recipients the
+ * server refuses at RCPT TO with a permanent 550 ("no such user here"), as a real one does.
  */
-export async function startSmtp(port = 0, options: { starttls?: boolean; host?: string } = {}): Promise<TestSmtp> {
+export async function startSmtp(
+  port = 0,
+  options: { starttls?: boolean; host?: string; refuse?: string[] } = {},
+): Promise<TestSmtp> {
   const received: ReceivedMail[] = [];
   const auths: ReceivedAuth[] = [];
   const connections = { total: 0, peak: 0 };
@@ -69,6 +73,14 @@ export async function startSmtp(port = 0, options: { starttls?: boolean; host?: 
     },
     onClose() {
       open--;
+    },
+    onRcptTo(address, _session, done) {
+      if (!options.refuse?.includes(address.address)) return done();
+      done(
+        Object.assign(new Error('5.1.1 <' + address.address + '>: Recipient address rejected: User unknown'), {
+          responseCode: 550,
+        }),
+      );
     },
     onAuth(auth, _session, done) {
       auths.push({ method: auth.method, username: auth.username ?? '', password: auth.password ?? '' });

@@ -9,7 +9,7 @@ export function fullView(t: StoredTicket): Ticket {
 
 /**
  * What a customer sees: no internal assignment, tags, SLA deadline or activity, no internal notes (their
- * files included), no agent's id on a reply, no quoted part of a mail (theirs: they have their mail, and
+ * files included), no agent's id or mail delivery state on a reply, no quoted part of a mail (theirs: they have their mail, and
  * a quote may hold history not meant for this ticket).
  */
 export function publicView(t: StoredTicket): PublicTicket {
@@ -29,7 +29,7 @@ export function publicView(t: StoredTicket): PublicTicket {
   } = t;
   return {
     ...rest,
-    replies: rest.replies.filter(shownToCustomer).map(({ agent_id: _g, quoted: _r, ...r }) => r),
+    replies: rest.replies.filter(shownToCustomer).map(({ agent_id: _g, quoted: _r, delivery: _m, ...r }) => r),
   };
 }
 
