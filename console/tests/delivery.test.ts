@@ -43,7 +43,7 @@ async function answered(api: TestServer, email: string, subject: string) {
 }
 
 describe('the delivery state under a support reply', () => {
-  it('says "Sent", or "Not delivered" with the SMTP server’s reason; no answer of 400 or more', async () => {
+  it('says "Sent", or "Not delivered" with the SMTP server’s reason, live; no answer of 400 or more', async () => {
     const sent = await answered(stack.api, 'carla@customer.example', 'Where is my teapot?');
     const failed = await answered(stack.api, 'gone@customer.example', 'Lid missing');
     const { page, errors, close } = await openConsole(stack, '/console/');
@@ -70,6 +70,18 @@ describe('the delivery state under a support reply', () => {
     expect(text).toMatch(/^Not delivered: .*550.*Recipient address rejected/);
     await page.screenshot({ path: `${SHOTS}delivery-failed.png` });
     expect(smtp.received.map((m) => m.to)).toEqual([['carla@customer.example']]);
+
+    // A reply sent from the console: its state follows without a reload (the stream's ticket.changed).
+    await page.goto(`${stack.api.url}/console/tickets/${sent}`);
+    await page.getByRole('heading', { name: 'Where is my teapot?' }).waitFor();
+    await page.locator('#reply-text').fill('And the lid is in the box too.');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const latest = page.locator('.thread .msg-support').last();
+    await latest.getByText('And the lid is in the box too.').waitFor();
+    await latest.locator('.delivery', { hasText: 'Sent' }).waitFor({ timeout: 20_000 });
+    const reloads = await page.evaluate(() => performance.getEntriesByType('navigation').length);
+    expect(reloads).toBe(1);
+    expect(smtp.received).toHaveLength(2);
     expect(refused).toEqual([]);
     expect(errors).toEqual([]);
     await close();

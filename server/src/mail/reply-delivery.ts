@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { KeyMode, ReplyDelivery, Ticket } from '../model/index.js';
+import type { LiveEvents } from '../live/live-events.js';
+import { SYSTEM, type KeyMode, type ReplyDelivery, type Ticket } from '../model/index.js';
 import type { Sender } from '../outbox/outbox.js';
 import type { ConfigStore } from '../store/config-store.js';
 import type { TicketStore } from '../store/ticket-store.js';
@@ -37,7 +38,8 @@ export const withDelivery = (t: Ticket, replyId: string, delivery: ReplyDelivery
  * The outbox's mail sender: sends, and records on the reply the mail carries (if any) `sent`, or
  * `failed` with the reason in one line (the SMTP server's refusal, or fixed words: never an address,
  * port or errno of ours, as for a test mail). A failed attempt is still retried by the outbox. A
- * record that cannot be written is logged, never a reason to send the mail again.
+ * record that cannot be written is logged, never a reason to send the mail again. Consoles showing the
+ * ticket hear of it (ticket.changed) and show the new state without a reload.
  */
 export function replyMailSender(
   deps: {
@@ -45,6 +47,7 @@ export function replyMailSender(
     tickets: Record<KeyMode, TicketStore>;
     clock: () => Date;
     logger: Logger;
+    live: Pick<LiveEvents, 'changed'>;
   },
   mailer: Mailer,
 ): Sender {
@@ -53,15 +56,14 @@ export function replyMailSender(
     const mail = deps.configStore.get().mail;
     const record = async (delivery: Omit<ReplyDelivery, 'at'>) => {
       if (!message.reply) return;
-      await recordDelivery(deps.tickets[job.mode ?? 'live'], message.reply, {
-        ...delivery,
-        at: deps.clock().toISOString(),
-      }).catch((err: unknown) =>
-        deps.logger.error(
-          { job: job.id, ticket: message.reply!.ticket_id, err },
-          'mail: could not record the delivery',
-        ),
-      );
+      const mode = job.mode ?? 'live';
+      try {
+        const at = deps.clock().toISOString();
+        const ticket = await recordDelivery(deps.tickets[mode], message.reply, { ...delivery, at });
+        if (ticket) await deps.live.changed(mode, ticket, SYSTEM);
+      } catch (err) {
+        deps.logger.error({ job: job.id, ticket: message.reply.ticket_id, err }, 'mail: could not record the delivery');
+      }
     };
     try {
       await mailer.send(mail, message);
