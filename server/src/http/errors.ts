@@ -4,7 +4,7 @@ import { ZodError } from 'zod';
 import { localizeError } from '../i18n/error-messages.js';
 import { negotiate } from '../i18n/locales.js';
 import { MODULE_FEATURES, type ModuleName, type Reply, type RequestActor } from '../model/index.js';
-import { unavailableStore } from '../store/unavailable.js';
+import { conflictingWrite, unavailableStore } from '../store/unavailable.js';
 
 export interface ErrorDetail {
   param: string;
@@ -118,6 +118,12 @@ function toApiError(err: unknown): ApiError | undefined {
   if (store === 'database') {
     return new ApiError(503, 'unavailable', 'The database cannot be reached right now. Try again shortly.', {
       headers: { 'Retry-After': '5' },
+    });
+  }
+  // Not retried here: a handler's work is not only its statements (postgres/migrations.ts, schema 8).
+  if (conflictingWrite(err)) {
+    return new ApiError(503, 'unavailable', 'The change crossed another one at the same time. Try again.', {
+      headers: { 'Retry-After': '1' },
     });
   }
   // raw-body's errors carry a type.

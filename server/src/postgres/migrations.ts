@@ -2,6 +2,12 @@ import type { Sql } from './database.js';
 import { StartupError } from '../store/startup-error.js';
 
 /**
+ * The class of the advisory locks that guard each mode's ticket_counts rows (schema 8): beside
+ * leadership's (7_341_020, postgres/pg-leadership.ts), never equal to it.
+ */
+const COUNTS_LOCK = 7_341_021;
+
+/**
  * The schema, as numbered steps. A step is never changed once released: a change is a new step. Each
  * runs in the transaction that records it, so a database is at one version or the next, never between.
  *
@@ -210,6 +216,44 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE TRIGGER tickets_counted AFTER INSERT OR DELETE OR UPDATE OF mode, status ON tickets
         FOR EACH ROW EXECUTE FUNCTION ticket_counts_follow();
       CREATE INDEX tickets_unsearchable ON tickets (mode, id) WHERE search_doc IS NULL;
+    `,
+  },
+  {
+    version: 8,
+    name: 'tickets per status: one lock per mode before the counters, so crossing writes wait instead of deadlocking',
+    // Issue 32. A statement takes its counter rows in order, but a transaction of several statements
+    // (/bulk, /merge) took them statement by statement: one moving A open->pending then B
+    // closed->pending, another C closed->open then D pending->open, each held a row the other wanted
+    // next, and PostgreSQL aborted one (40P01): a 500. Now every transaction takes one lock per mode
+    // (an advisory transaction lock) before it touches that mode's counters, so whoever holds a counter
+    // row holds that lock, and no one waits for a counter row while holding another. A single-ticket
+    // write takes it in its one statement as before it took its rows: no new wait order.
+    //
+    // Why not retry the transaction on 40P01 instead: a handler's work is not only its statements.
+    // /password-reset sends its mail once the answer is written, several handlers hold files read from
+    // the request; a retry would have to prove none of that repeats, for every route, now and later.
+    // The cost: writers that change counts of one mode (creates, status changes) queue from that
+    // statement to their commit; creates already did, on the (mode, open) row they all add to.
+    sql: `
+      CREATE OR REPLACE FUNCTION ticket_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'UPDATE' AND OLD.mode = NEW.mode AND OLD.status = NEW.status THEN
+          RETURN NULL;
+        END IF;
+        -- Both modes' locks, in one order, when a row changes mode (no route does; a copy might).
+        PERFORM pg_advisory_xact_lock(${COUNTS_LOCK}, hashtext(m))
+          FROM (SELECT NEW.mode WHERE TG_OP <> 'DELETE' UNION SELECT OLD.mode WHERE TG_OP <> 'INSERT') AS d (m)
+          ORDER BY m;
+        INSERT INTO ticket_counts AS c (mode, status, n)
+          SELECT d.mode, d.status, sum(d.n) FROM (
+            SELECT NEW.mode, NEW.status, 1 WHERE TG_OP <> 'DELETE'
+            UNION ALL
+            SELECT OLD.mode, OLD.status, -1 WHERE TG_OP <> 'INSERT'
+          ) AS d (mode, status, n)
+          GROUP BY d.mode, d.status ORDER BY d.mode, d.status
+        ON CONFLICT (mode, status) DO UPDATE SET n = c.n + EXCLUDED.n;
+        RETURN NULL;
+      END $$;
     `,
   },
 ];

@@ -40,13 +40,13 @@ describe('tickets per status (schema version 7)', () => {
     const inTest = await createTicket(a, {}, a.keys.pkTest);
     const sql = openTestDatabase(a.databaseUrl!);
     cleanup.push(() => sql.end());
-    // As version 6 left it.
+    // As version 6 left it (version 8 changes the trigger of version 7: both go again).
     await sql.unsafe(`
       DROP TRIGGER tickets_counted ON tickets;
       DROP FUNCTION ticket_counts_follow();
       DROP TABLE ticket_counts;
       DROP INDEX tickets_unsearchable;
-      DELETE FROM schema_migrations WHERE version = 7;
+      DELETE FROM schema_migrations WHERE version >= 7;
     `);
 
     const b = await startServer({ keys: a.keys, databaseUrl: a.databaseUrl! });

@@ -48,3 +48,13 @@ export function unavailableStore(err: unknown): 'disk' | 'database' | undefined 
   if (DATABASE.has(code)) return 'database';
   return undefined;
 }
+
+/**
+ * PostgreSQL aborted the transaction to let a concurrent one through: a deadlock (40P01) or a
+ * serialization failure (40001). Nothing of it was stored and the same request again can succeed
+ * (postgres/migrations.ts, schema 8, keeps the known crossing writes from deadlocking at all).
+ */
+export const conflictingWrite = (err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+};

@@ -79,8 +79,12 @@ const bulk = route({
     if (typeof set.agent_id === 'string' && !config.agents.some((a) => a.id === set.agent_id))
       throw new ApiError(400, 'unknown_agent', 'There is no agent with this id.', { param: 'set.agent_id' });
     if (Object.values(set).every((v) => v === undefined)) throw validationError('set', 'changes nothing');
+    // Changed in the order of their ids, answered in the order named: two requests naming the same
+    // tickets in other orders then lock their rows in one order (PostgreSQL) and wait for each other
+    // instead of deadlocking (issue 32).
+    const named = [...new Set(input.ticket_ids)];
     const results = [];
-    for (const id of [...new Set(input.ticket_ids)]) {
+    for (const id of [...named].sort()) {
       try {
         const { previous, ticket } = await change(deps, actor, id, undefined, null, (t) => {
           const at = deps.clock().toISOString();
@@ -110,6 +114,8 @@ const bulk = route({
         results.push({ id, ok: false, error: { code: err.code, message: err.message } });
       }
     }
+    const place = new Map(named.map((id, i) => [id, i]));
+    results.sort((x, y) => place.get(x.id)! - place.get(y.id)!);
     return { body: { results } };
   },
 });
