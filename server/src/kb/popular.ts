@@ -1,3 +1,4 @@
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { Article } from '../model/index.js';
 
 /** What readers did with the articles in a period: per article id, its votes and its views. */
@@ -17,6 +18,34 @@ export interface ArticleActivity {
   /** Resolves once the view is durable. */
   recordView(view: ArticleView): Promise<void>;
   tally(mode: ArticleView['mode'], start: number, end: number): Promise<ArticleTally>;
+}
+
+/** One address reading one article counts once in this time (a reload, or a script, adds nothing). */
+const VIEW_WINDOW_MS = 10 * 60_000;
+/** Views counted per address in VIEW_WINDOW_MS, over all articles: beyond them a page is served but not counted. */
+const VIEWS_PER_ADDRESS = 60;
+
+/**
+ * A customer reading an article (the widget's article view or its help centre page) counts towards its
+ * popularity: once per address and article in VIEW_WINDOW_MS, and at most VIEWS_PER_ADDRESS per
+ * address (issue 31/33: every request used to add a stored view, a file that only grew). A view that
+ * cannot be stored costs the reader nothing: the article is answered all the same.
+ */
+export async function countView(
+  deps: {
+    kbFeedback: ArticleActivity;
+    rateLimiter: RateLimiter;
+    logger: { warn(obj: object, msg: string): void };
+  },
+  address: string,
+  view: ArticleView,
+): Promise<void> {
+  // The once-per-article window is asked first, so reloading one page does not use up the address's views.
+  if (await deps.rateLimiter.hit(`kb-view:${view.mode}:${address}:${view.article_id}`, 1, VIEW_WINDOW_MS)) return;
+  if (await deps.rateLimiter.hit(`kb-views:${address}`, VIEWS_PER_ADDRESS, VIEW_WINDOW_MS)) return;
+  await deps.kbFeedback
+    .recordView(view)
+    .catch((err: unknown) => deps.logger.warn({ err }, 'an article view was not counted'));
 }
 
 /** The period popularity is counted over: recent enough to follow what customers ask now. */
