@@ -49,7 +49,7 @@ export async function countView(
 }
 
 /** The period popularity is counted over: recent enough to follow what customers ask now. */
-const POPULAR_DAYS = 90;
+export const POPULAR_DAYS = 90;
 /** One "Yes" weighs as much as this many views, one "No" takes as much away. */
 const VOTE_WEIGHT = 10;
 

@@ -35,6 +35,13 @@ export class PgFeedbackStore implements FeedbackStore {
     return new Map(rows.map((r) => [r.article, { helpful: r.helpful, not_helpful: r.not_helpful, views: r.views }]));
   }
 
+  async pruneViews(before: string): Promise<number> {
+    const sql = await this.db.q();
+    const { count } = await sql`
+      DELETE FROM logs WHERE log = 'kb_feedback' AND entry->>'view' = 'true' AND entry->>'at' < ${before}`;
+    return count;
+  }
+
   close() {
     return Promise.resolve();
   }
