@@ -71,9 +71,12 @@ export class FileFeedbackStore implements FeedbackStore {
     byBucket.set(bucket, counts);
   }
 
+  votesRecorded = 0;
+
   async record(vote: KbVote) {
     await this.log.append(vote);
     this.count(vote);
+    this.votesRecorded++;
   }
 
   async recordView(view: ArticleView) {

@@ -5,7 +5,8 @@ import { startServer, type TestServer } from '../test-support/server.js';
 // and answer "Was this helpful?" with ranks the knowledge base's home, on both stores. The rule: views
 // in the last 90 days, plus 10 for each "Yes" and minus 10 for each "No"; ties newest first. A view
 // counts once per address and article in 10 minutes, so the readers here come from several addresses
-// (the server trusts X-Forwarded-For, as behind a proxy).
+// (the server trusts X-Forwarded-For, as behind a proxy). A ranking is counted at most once a minute
+// (a vote counts at once), so the clock moves a minute before each look.
 
 let now = Date.parse('2026-03-02T09:00:00.000Z');
 let reader = 0;
@@ -21,7 +22,9 @@ const save = async (key: string, title: string) => {
   expect(res.status).toBe(201);
   ids[key] = res.body.article.id;
 };
-const popular = async (key = s.keys.pk) => {
+/** The ranking, a minute on by default: a ranking is reused for a minute, so new views wait for it. */
+const popular = async (key = s.keys.pk, { wait = true } = {}) => {
+  if (wait) now += 61_000;
   const res = await s.call('GET', '/kb?sort=popular', { key });
   expect(res.status, res.text).toBe(200);
   return (res.body.data as { id: string }[]).map((a) => a.id);
@@ -117,5 +120,28 @@ describe('popular articles', () => {
     await read('c', 3, one);
     await read('c', 7);
     expect(await popular()).toEqual([d, c, b, a]);
+  });
+
+  it('counts the ranking at most once a minute, and again at once after a vote', async () => {
+    const { a, b, c, d } = ids as Record<'a' | 'b' | 'c' | 'd', string>;
+    // Delta 12, Charlie 10, Bravo 10, Alpha -18.
+    expect(await popular()).toEqual([d, c, b, a]);
+    await read('b', 3); // 13: first, once the minute is over
+    expect(await popular(s.keys.pk, { wait: false })).toEqual([d, c, b, a]);
+    now += 30_000;
+    expect(await popular(s.keys.pk, { wait: false })).toEqual([d, c, b, a]);
+    now += 31_000;
+    expect(await popular(s.keys.pk, { wait: false })).toEqual([b, d, c, a]);
+    // A vote shows at once, in the widget and on the help centre's home alike.
+    await read('d', 2); // 14, counted at the next minute
+    await vote('c', true); // 20
+    expect(await popular(s.keys.pk, { wait: false })).toEqual([c, d, b, a]);
+    const home = await s.call('GET', `${s.url}/help/en/`, { key: null });
+    const section = /<section[^>]*aria-labelledby="popular"[^>]*>([\s\S]*?)<\/section>/.exec(home.text)?.[1] ?? '';
+    expect([...section.matchAll(/<a href="\/help\/en\/([^"]+)"/g)].map((m) => m[1])).toEqual([
+      'charlie',
+      'delta',
+      'bravo',
+    ]);
   });
 });

@@ -18,6 +18,8 @@ export interface ArticleActivity {
   /** Resolves once the view is durable. */
   recordView(view: ArticleView): Promise<void>;
   tally(mode: ArticleView['mode'], start: number, end: number): Promise<ArticleTally>;
+  /** How many votes this process has recorded: a cached ranking made before the last one is stale. */
+  readonly votesRecorded: number;
 }
 
 /** One address reading one article counts once in this time (a reload, or a script, adds nothing). */
@@ -53,6 +55,33 @@ export const POPULAR_DAYS = 90;
 /** One "Yes" weighs as much as this many views, one "No" takes as much away. */
 const VOTE_WEIGHT = 10;
 
+/** How long a ranking's tally is reused: the knowledge base's and the help centre's homes are asked by every visitor. */
+const CACHE_MS = 60_000;
+
+/** Per store and mode: the tally over the window, when it was made, and the votes recorded then. */
+const cached = new WeakMap<
+  ArticleActivity,
+  Map<ArticleView['mode'], { at: number; votes: number; tally: Promise<ArticleTally> }>
+>();
+
+/**
+ * The tally of the POPULAR_DAYS before `now`, counted at most once a minute per store and mode (issue
+ * 31/33: with PostgreSQL each anonymous home page counted every view row), and again at once after a
+ * vote in this process, so a reader's "Yes" shows; a new view waits for the minute.
+ */
+function recentTally(activity: ArticleActivity, mode: ArticleView['mode'], now: number): Promise<ArticleTally> {
+  let byMode = cached.get(activity);
+  if (!byMode) cached.set(activity, (byMode = new Map()));
+  const hit = byMode.get(mode);
+  if (hit && hit.votes === activity.votesRecorded && now >= hit.at && now - hit.at < CACHE_MS) return hit.tally;
+  const tally = activity.tally(mode, now - POPULAR_DAYS * 86_400_000, now + 1);
+  const entry = { at: now, votes: activity.votesRecorded, tally };
+  byMode.set(mode, entry);
+  // A failed count is not kept: the next request asks again.
+  tally.catch(() => byMode.get(mode) === entry && byMode.delete(mode));
+  return tally;
+}
+
 /**
  * The articles, most popular first (issue 31: the knowledge base's home lists the most helpful): an
  * article's score is its views in the last POPULAR_DAYS days plus VOTE_WEIGHT for each "Yes" and minus
@@ -64,8 +93,7 @@ export async function byPopularity<A extends Article>(
   mode: ArticleView['mode'],
   now: Date,
 ): Promise<{ article: A; score: number }[]> {
-  const end = now.getTime();
-  const tally = await activity.tally(mode, end - POPULAR_DAYS * 86_400_000, end + 1);
+  const tally = await recentTally(activity, mode, now.getTime());
   const score = (a: A) => {
     const t = tally.get(a.id);
     return t ? t.views + VOTE_WEIGHT * (t.helpful - t.not_helpful) : 0;
