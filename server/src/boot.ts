@@ -278,6 +278,7 @@ function wireDeps(
       config.retentionDays,
       parts.clock,
       parts.logger,
+      stores.kbFeedback,
     ),
     turnstile: turnstileVerifier({ verifyUrl: config.turnstileVerifyUrl, fetch: parts.fetch }),
     rateLimiter,

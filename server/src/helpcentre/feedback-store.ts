@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { ArticleActivity, ArticleTally, ArticleView } from '../kb/popular.js';
 import { AppendLog } from '../store/append-log.js';
+import { readLines } from '../store/read-lines.js';
 
 /** One answer to "Was this helpful?" under an article (the help centre's form or the widget's buttons). */
 export interface KbVote {
@@ -25,6 +25,11 @@ export interface FeedbackStore extends ArticleActivity {
   record(vote: KbVote): Promise<void>;
   /** The votes and views of `mode` given in [start, end) (epoch milliseconds), per article. */
   tally(mode: KbVote['mode'], start: number, end: number): Promise<VoteTally>;
+  /**
+   * Removes the views from before `before` (an ISO time; the file store from the start of its quarter
+   * hour), keeping every vote (reports count them over any period); resolves to how many went.
+   */
+  pruneViews(before: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -34,7 +39,7 @@ const BUCKET_MS = 15 * 60_000;
 
 /**
  * kb_feedback.jsonl: each vote, and each view (`"view": true`), one fsynced line (AppendLog). The counts live in memory, per article
- * and quarter hour, read from the whole file at start: a report never reads the file.
+ * and quarter hour, read from the whole file at start, line by line: a report never reads the file.
  */
 export class FileFeedbackStore implements FeedbackStore {
   private readonly buckets = new Map<string, Map<number, { helpful: number; not_helpful: number; views: number }>>();
@@ -42,12 +47,8 @@ export class FileFeedbackStore implements FeedbackStore {
   private constructor(private readonly log: AppendLog<KbVote | ArticleView>) {}
 
   static async open(path: string): Promise<FileFeedbackStore> {
-    const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return '';
-      throw err;
-    });
     const store = new FileFeedbackStore(await AppendLog.open<KbVote | ArticleView>(path));
-    for (const line of text.split('\n')) {
+    for await (const line of readLines(path)) {
       if (!line) continue;
       try {
         store.count(JSON.parse(line) as KbVote | ArticleView);
@@ -70,9 +71,12 @@ export class FileFeedbackStore implements FeedbackStore {
     byBucket.set(bucket, counts);
   }
 
+  votesRecorded = 0;
+
   async record(vote: KbVote) {
     await this.log.append(vote);
     this.count(vote);
+    this.votesRecorded++;
   }
 
   async recordView(view: ArticleView) {
@@ -96,6 +100,22 @@ export class FileFeedbackStore implements FeedbackStore {
       }
     }
     return Promise.resolve(tally);
+  }
+
+  async pruneViews(before: string): Promise<number> {
+    // Cut at a quarter hour, so that the counts in memory and the file drop the same views.
+    const first = Math.floor(Date.parse(before) / BUCKET_MS);
+    const cut = new Date(first * BUCKET_MS).toISOString();
+    const dropped = await this.log.retain((e) => !('view' in e) || e.at >= cut);
+    for (const [key, byBucket] of this.buckets) {
+      for (const [bucket, counts] of byBucket) {
+        if (bucket >= first) continue;
+        counts.views = 0;
+        if (!counts.helpful && !counts.not_helpful) byBucket.delete(bucket);
+      }
+      if (!byBucket.size) this.buckets.delete(key);
+    }
+    return dropped;
   }
 
   close() {

@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { ApiError, validationError } from '../http/errors.js';
 import { CUSTOMER_LOCALES, negotiate, type CustomerLocale } from '../i18n/locales.js';
 import { inLanguage, searchInLanguage, type Localized } from '../kb/in-language.js';
-import { byPopularity } from '../kb/popular.js';
+import { byPopularity, countView } from '../kb/popular.js';
 import { articleExcerpt } from '../kb/search.js';
 import { moduleEnabled, type Article, type ConfigData } from '../model/index.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -24,8 +24,6 @@ interface Shown {
 }
 
 const VOTES_PER_WINDOW = 30;
-/** Views counted per address in the vote window: beyond them a page is served but not counted. */
-const VIEWS_PER_WINDOW = 60;
 /** How many articles the home page's "Popular articles" lists (those read or voted up only). */
 const POPULAR_SHOWN = 5;
 const VOTE_WINDOW_MS = 10 * 60_000;
@@ -239,7 +237,14 @@ export function helpCentre(deps: HelpCentreDeps & { keys: KeyStore; rateLimiter:
     const path = `/help/${lang}/${encodeURIComponent(one.slug)}`;
     if (post) return vote(ctx, deps, one, path, s.tooMany);
     if (slug !== one.slug) return permanentRedirect(ctx, path); // the article's id
-    if (ctx.method === 'GET' && ctx.query.voted !== '1') await countView(ctx, deps, one.article.id);
+    if (ctx.method === 'GET' && ctx.query.voted !== '1')
+      await countView(deps, ctx.ip, {
+        at: deps.clock().toISOString(),
+        article_id: one.article.id,
+        view: true,
+        mode: 'live',
+        source: 'help',
+      });
 
     const langs = languagesOf(one.article, base);
     // An article read in a language it has no translation in is the same text as in the portal's
@@ -354,17 +359,6 @@ function validated(ctx: Context, text: string, cacheControl: string, conditional
     return;
   }
   ctx.body = text;
-}
-
-/**
- * A visitor reading an article counts towards its popularity (kb/popular.ts), up to VIEWS_PER_WINDOW
- * per address; a view that cannot be stored costs the reader nothing.
- */
-async function countView(ctx: Context, deps: HelpCentreDeps & { rateLimiter: RateLimiter }, articleId: string) {
-  if (await deps.rateLimiter.hit(`helpcentre-view:${ctx.ip}`, VIEWS_PER_WINDOW, VOTE_WINDOW_MS)) return;
-  await deps.kbFeedback
-    .recordView({ at: deps.clock().toISOString(), article_id: articleId, view: true, mode: 'live', source: 'help' })
-    .catch((err: unknown) => deps.logger.warn({ err }, 'an article view was not counted'));
 }
 
 /** The form's vote: stored, then back to the article (post/redirect/get, so a reload does not vote again). */

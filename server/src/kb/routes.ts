@@ -6,12 +6,14 @@ import { CUSTOMER_LOCALES, negotiate } from '../i18n/locales.js';
 import { KbArticleSchema, KbListSchema } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import { inLanguage, searchInLanguage } from './in-language.js';
-import { byPopularity, type ArticleActivity } from './popular.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import { byPopularity, countView, type ArticleActivity } from './popular.js';
 import { articleExcerpt } from './search.js';
 
 const route = routeFor<{
   configStore: ConfigStore;
   kbFeedback: ArticleActivity;
+  rateLimiter: RateLimiter;
   clock: () => Date;
   logger: { warn(obj: object, msg: string): void };
 }>();
@@ -61,18 +63,15 @@ const kb = route({
     if (query.id !== undefined) {
       const article = all.find((a) => a.id === query.id && canSee(a));
       if (!article) throw notFound('article');
-      // A customer reading an article counts towards its popularity. A view that cannot be stored
-      // (a full disk) costs the reader nothing: the article is answered all the same.
+      // A customer reading an article counts towards its popularity (once per address and article a while).
       if (actor.kind === 'customer')
-        await deps.kbFeedback
-          .recordView({
-            at: deps.clock().toISOString(),
-            article_id: article.id,
-            view: true,
-            mode: actor.mode,
-            source: 'widget',
-          })
-          .catch((err: unknown) => deps.logger.warn({ err }, 'an article view was not counted'));
+        await countView(deps, ctx.ip, {
+          at: deps.clock().toISOString(),
+          article_id: article.id,
+          view: true,
+          mode: actor.mode,
+          source: 'widget',
+        });
       return { body: article };
     }
     const from = query.offset ?? 0;

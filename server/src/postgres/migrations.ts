@@ -256,6 +256,13 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       END $$;
     `,
   },
+  {
+    version: 9,
+    name: 'logs by time: the popularity window, the views past it and retention find their rows by index',
+    // The kb_feedback tally (kb/popular.ts) and the prunes (retention/) select a log's rows by `at`;
+    // without this index each read every row of the log.
+    sql: `CREATE INDEX logs_at ON logs (log, (entry->>'at'));`,
+  },
 ];
 
 /** Any 64-bit number that names "this schema's migrations" to pg_advisory_xact_lock. */

@@ -11,8 +11,12 @@ export class PgFeedbackStore implements FeedbackStore {
     this.log = new PgLog<KbVote | ArticleView>(db, 'kb_feedback');
   }
 
-  record(vote: KbVote) {
-    return this.log.append(vote);
+  /** Votes through this instance; one through another shows in the others' rankings within their cache's minute. */
+  votesRecorded = 0;
+
+  async record(vote: KbVote) {
+    await this.log.append(vote);
+    this.votesRecorded++;
   }
 
   recordView(view: ArticleView) {
@@ -33,6 +37,13 @@ export class PgFeedbackStore implements FeedbackStore {
         AND entry->>'at' >= ${new Date(start).toISOString()} AND entry->>'at' < ${new Date(end).toISOString()}
       GROUP BY 1`;
     return new Map(rows.map((r) => [r.article, { helpful: r.helpful, not_helpful: r.not_helpful, views: r.views }]));
+  }
+
+  async pruneViews(before: string): Promise<number> {
+    const sql = await this.db.q();
+    const { count } = await sql`
+      DELETE FROM logs WHERE log = 'kb_feedback' AND entry->>'view' = 'true' AND entry->>'at' < ${before}`;
+    return count;
   }
 
   close() {

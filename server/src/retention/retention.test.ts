@@ -1,7 +1,10 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/config.js';
 import type { OutboxEntry, WebhookLogEntry } from '../model/index.js';
-import { createTicket, startServer, type TestServer } from '../test-support/server.js';
+import { createTicket, startServer, type TestKeys, type TestServer } from '../test-support/server.js';
 
 const DAY = 24 * 3_600_000;
 let now = Date.parse('2026-01-10T09:00:00.000Z');
@@ -86,5 +89,63 @@ describe('log retention (issue 33)', () => {
     const searched = await s.call('GET', `/admin?r=audit&target=${t.id}&limit=500`);
     expect(searched.status).toBe(200);
     expect(searched.body.audit.map((e: { at: string }) => e.at)).toEqual([at(), feb]);
+  });
+});
+
+describe('article views past the popularity window (issue 31/33)', () => {
+  it('are removed, on disk too, while the votes stay for the reports', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'ticketing-kbviews-'));
+    const start = (over: { dataDir: string; keys?: TestKeys }) =>
+      startServer({ ...over, clock: () => new Date(now), env: { TICKETING_SCHEDULER_SECONDS: '0' } });
+    let v = await start({ dataDir });
+    const article = async (title: string) => {
+      const res = await v.call('POST', '/admin?r=kb', { json: { title, body: `About ${title}.`, published: true } });
+      expect(res.status).toBe(201);
+      return res.body.article.id as string;
+    };
+    const [old, recent] = [await article('Old news'), await article('Recent news')];
+    // Three views of the first (one per 10 minutes from this address) and a "Yes".
+    for (let i = 0; i < 3; i++) {
+      expect((await v.call('GET', `/kb?id=${old}`, { key: v.keys.pk })).status).toBe(200);
+      now += 11 * 60_000;
+    }
+    const vote = await v.call('POST', '/kb/feedback', { key: v.keys.pk, json: { article_id: old, helpful: true } });
+    expect(vote.status).toBe(200);
+    const voteDays = `from=${new Date(now - DAY).toISOString().slice(0, 10)}&to=${new Date(now + DAY).toISOString().slice(0, 10)}`;
+    now += 60 * DAY;
+    for (let i = 0; i < 2; i++) {
+      expect((await v.call('GET', `/kb?id=${recent}`, { key: v.keys.pk })).status).toBe(200);
+      now += 11 * 60_000;
+    }
+    const all = () => v.running.deps.kbFeedback.tally('live', 0, now + 1);
+    expect(Object.fromEntries(await all())).toEqual({
+      [old]: { helpful: 1, not_helpful: 0, views: 3 },
+      [recent]: { helpful: 0, not_helpful: 0, views: 2 },
+    });
+
+    now += 31 * DAY; // the first article's views are 91 days old, the second's 31
+    await v.running.scheduler.tick();
+    const kept = {
+      [old]: { helpful: 1, not_helpful: 0, views: 0 },
+      [recent]: { helpful: 0, not_helpful: 0, views: 2 },
+    };
+    expect(Object.fromEntries(await all())).toEqual(kept);
+    // Read again from the store after a restart: gone from the file (or the table), not only from memory.
+    await v.close({ keepData: true });
+    v = await start({ dataDir, keys: v.keys });
+    try {
+      expect(Object.fromEntries(await all())).toEqual(kept);
+      // The vote is still in the report of its day.
+      const report = await v.call('GET', `/reports?${voteDays}`);
+      expect(report.status, report.text).toBe(200);
+      expect(report.body.kb_feedback.articles).toEqual([
+        expect.objectContaining({ article_id: old, helpful: 1, not_helpful: 0 }),
+      ]);
+      // And the log takes views after.
+      expect((await v.call('GET', `/kb?id=${old}`, { key: v.keys.pk })).status).toBe(200);
+      expect((await all()).get(old)?.views).toBe(1);
+    } finally {
+      await v.close();
+    }
   });
 });

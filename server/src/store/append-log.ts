@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { randomToken } from '../model/index.js';
 import { syncDir, TEMP_SUFFIX } from './durable-write.js';
 import type { LogStore } from './log-store.js';
+import { readLines } from './read-lines.js';
 import { exclusively, gated } from './write-gate.js';
 
 const KEEP_IN_MEMORY = 500; // the most a log read may ask for
@@ -143,6 +144,58 @@ export class AppendLog<T> implements LogStore<T> {
       await old.close();
     });
     this.recentEntries = this.recentEntries.filter((e) => !isOlder(e, before));
+    return dropped;
+  }
+
+  /**
+   * Keeps the entries `keep` accepts, wherever they are in the file (prune drops a prefix only): the
+   * file is read line by line and, when some entry goes, the kept lines are copied into a new file
+   * that replaces the old one, with the write gate closed, as prune does. Returns how many entries
+   * were dropped.
+   */
+  async retain(keep: (entry: T) => boolean): Promise<number> {
+    const drops = (line: string) => {
+      try {
+        return !keep(JSON.parse(line) as T);
+      } catch {
+        return false; // a line cut by a crash: left for the readers, which skip it
+      }
+    };
+    let dropped = 0;
+    await this.flushing;
+    for await (const line of readLines(this.path)) if (line && drops(line)) dropped++;
+    if (!dropped) return 0;
+    dropped = 0;
+    await exclusively(this.path, async () => {
+      while (this.flushing) await this.flushing; // no gate (a test): let the batch on its way land first
+      const temp = `${this.path}.${randomToken(8)}${TEMP_SUFFIX}`;
+      const out = await open(temp, 'w', 0o600);
+      try {
+        let kept: string[] = [];
+        for await (const line of readLines(this.path)) {
+          if (!line) continue;
+          if (drops(line)) dropped++;
+          else kept.push(line);
+          if (kept.length >= 4096) {
+            await out.write(`${kept.join('\n')}\n`);
+            kept = [];
+          }
+        }
+        if (kept.length) await out.write(`${kept.join('\n')}\n`);
+        await out.sync();
+        await out.close();
+        await rename(temp, this.path);
+      } catch (err) {
+        await out.close().catch(() => {});
+        await unlink(temp).catch(() => {});
+        throw err;
+      }
+      await syncDir(dirname(this.path));
+      const old = this.handle;
+      this.handle = await open(this.path, 'a+', 0o600);
+      await old.close();
+    });
+    this.recentEntries = this.recentEntries.filter(keep);
     return dropped;
   }
 
