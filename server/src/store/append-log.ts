@@ -108,28 +108,17 @@ export class AppendLog<T> implements LogStore<T> {
   }
 
   /**
-   * Drops the entries older than `before` (an ISO time) from the start of the file: the log is in
-   * the order entries were written, so this stops at the first entry that is not older. The rest is
-   * copied into a new file that replaces the old one (a crash leaves one or the other whole), with
-   * the write gate closed: appends wait meanwhile (a copy of the remaining entries). Returns how many
-   * entries were dropped.
+   * Replaces the file with what `write` puts into a new one, with the write gate closed (appends wait):
+   * the new file is synced and renamed over the old, then the directory synced, so a crash leaves one
+   * or the other whole; the append handle then points at the new file.
    */
-  async prune(before: string): Promise<number> {
-    const { offset, dropped } = await this.olderPrefix(before);
-    if (!dropped) return 0;
-    await exclusively(this.path, async () => {
+  private replace(write: (out: FileHandle) => Promise<void>): Promise<void> {
+    return exclusively(this.path, async () => {
       while (this.flushing) await this.flushing; // no gate (a test): let the batch on its way land first
-      const { size } = await this.handle.stat();
       const temp = `${this.path}.${randomToken(8)}${TEMP_SUFFIX}`;
       const out = await open(temp, 'w', 0o600);
       try {
-        const chunk = Buffer.alloc(1024 * 1024);
-        for (let at = offset; at < size;) {
-          const { bytesRead } = await this.handle.read(chunk, 0, Math.min(chunk.length, size - at), at);
-          if (!bytesRead) break;
-          await out.write(chunk.subarray(0, bytesRead));
-          at += bytesRead;
-        }
+        await write(out);
         await out.sync();
         await out.close();
         await rename(temp, this.path);
@@ -142,6 +131,28 @@ export class AppendLog<T> implements LogStore<T> {
       const old = this.handle;
       this.handle = await open(this.path, 'a+', 0o600);
       await old.close();
+    });
+  }
+
+  /**
+   * Drops the entries older than `before` (an ISO time) from the start of the file: the log is in
+   * the order entries were written, so this stops at the first entry that is not older. The rest is
+   * copied into a new file that replaces the old one (a crash leaves one or the other whole), with
+   * the write gate closed: appends wait meanwhile (a copy of the remaining entries). Returns how many
+   * entries were dropped.
+   */
+  async prune(before: string): Promise<number> {
+    const { offset, dropped } = await this.olderPrefix(before);
+    if (!dropped) return 0;
+    await this.replace(async (out) => {
+      const { size } = await this.handle.stat();
+      const chunk = Buffer.alloc(1024 * 1024);
+      for (let at = offset; at < size;) {
+        const { bytesRead } = await this.handle.read(chunk, 0, Math.min(chunk.length, size - at), at);
+        if (!bytesRead) break;
+        await out.write(chunk.subarray(0, bytesRead));
+        at += bytesRead;
+      }
     });
     this.recentEntries = this.recentEntries.filter((e) => !isOlder(e, before));
     return dropped;
@@ -166,34 +177,18 @@ export class AppendLog<T> implements LogStore<T> {
     for await (const line of readLines(this.path)) if (line && drops(line)) dropped++;
     if (!dropped) return 0;
     dropped = 0;
-    await exclusively(this.path, async () => {
-      while (this.flushing) await this.flushing; // no gate (a test): let the batch on its way land first
-      const temp = `${this.path}.${randomToken(8)}${TEMP_SUFFIX}`;
-      const out = await open(temp, 'w', 0o600);
-      try {
-        let kept: string[] = [];
-        for await (const line of readLines(this.path)) {
-          if (!line) continue;
-          if (drops(line)) dropped++;
-          else kept.push(line);
-          if (kept.length >= 4096) {
-            await out.write(`${kept.join('\n')}\n`);
-            kept = [];
-          }
+    await this.replace(async (out) => {
+      let kept: string[] = [];
+      for await (const line of readLines(this.path)) {
+        if (!line) continue;
+        if (drops(line)) dropped++;
+        else kept.push(line);
+        if (kept.length >= 4096) {
+          await out.write(`${kept.join('\n')}\n`);
+          kept = [];
         }
-        if (kept.length) await out.write(`${kept.join('\n')}\n`);
-        await out.sync();
-        await out.close();
-        await rename(temp, this.path);
-      } catch (err) {
-        await out.close().catch(() => {});
-        await unlink(temp).catch(() => {});
-        throw err;
       }
-      await syncDir(dirname(this.path));
-      const old = this.handle;
-      this.handle = await open(this.path, 'a+', 0o600);
-      await old.close();
+      if (kept.length) await out.write(`${kept.join('\n')}\n`);
     });
     this.recentEntries = this.recentEntries.filter(keep);
     return dropped;
