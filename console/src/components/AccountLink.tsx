@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso/router';
 import { ApiError } from '../api/client.js';
 import { useStore } from '../state/context.js';
 import { Field } from './Field.js';
+import { NewPasswordFields, newPasswordErrors } from './SignIn.js';
 
 /** "Forgot password?": the email, then the same answer whoever it belongs to (as the server's). */
 export function ForgotPassword() {
@@ -74,8 +75,7 @@ export function AccountLinkPage({ purpose, token }: { purpose: 'invite' | 'reset
   async function submit(e: Event) {
     e.preventDefault();
     const found: typeof errors.value = {};
-    if (next.value.length < 10) found.next = t.passwordTooShort;
-    if (repeat.value !== next.value) found.repeat = t.passwordsDiffer;
+    Object.assign(found, newPasswordErrors(next.value, repeat.value, t));
     errors.value = found;
     if (Object.keys(found).length) return;
     try {
@@ -96,25 +96,7 @@ export function AccountLinkPage({ purpose, token }: { purpose: 'invite' | 'reset
             {errors.value.form} {purpose === 'reset' && <a href="/console/forgot">{t.forgotPassword}</a>}
           </p>
         )}
-        <Field
-          id="link-password"
-          label={t.newPassword}
-          hint={t.passwordHint}
-          type="password"
-          autocomplete="new-password"
-          value={next.value}
-          error={errors.value.next}
-          onInput={(e) => (next.value = e.currentTarget.value)}
-        />
-        <Field
-          id="link-repeat"
-          label={t.repeatPassword}
-          type="password"
-          autocomplete="new-password"
-          value={repeat.value}
-          error={errors.value.repeat}
-          onInput={(e) => (repeat.value = e.currentTarget.value)}
-        />
+        <NewPasswordFields idPrefix="link" next={next} repeat={repeat} errors={errors.value} />
         <div class="actions">
           <button type="submit" class="btn primary">
             {t.signIn}

@@ -1,4 +1,4 @@
-import { useSignal } from '@preact/signals';
+import { useSignal, type Signal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiError } from '../api/client.js';
 import { fill, type Strings } from '../i18n/t.js';
@@ -187,6 +187,48 @@ export function PasswordChange() {
   );
 }
 
+/** What is wrong with a new password and its repetition, wherever one is chosen. */
+export function newPasswordErrors(next: string, repeat: string, t: Strings): { next?: string; repeat?: string } {
+  const found: { next?: string; repeat?: string } = {};
+  if (next.length < 10) found.next = t.passwordTooShort;
+  if (repeat !== next) found.repeat = t.passwordsDiffer;
+  return found;
+}
+
+/** The new password and its repetition, errors next to their field (profile, invitation, reset link). */
+export function NewPasswordFields(props: {
+  idPrefix: string;
+  next: Signal<string>;
+  repeat: Signal<string>;
+  errors: { next?: string; repeat?: string };
+}) {
+  const t = useStore().t.value;
+  const { idPrefix, next, repeat, errors } = props;
+  return (
+    <>
+      <Field
+        id={`${idPrefix}-new`}
+        label={t.newPassword}
+        type="password"
+        autocomplete="new-password"
+        hint={t.passwordHint}
+        value={next.value}
+        error={errors.next}
+        onInput={(e) => (next.value = e.currentTarget.value)}
+      />
+      <Field
+        id={`${idPrefix}-repeat`}
+        label={t.repeatPassword}
+        type="password"
+        autocomplete="new-password"
+        value={repeat.value}
+        error={errors.repeat}
+        onInput={(e) => (repeat.value = e.currentTarget.value)}
+      />
+    </>
+  );
+}
+
 /** Current, new and repeated password; errors next to their field. Used by the profile too. */
 export function PasswordForm({ idPrefix, initialCurrent = '' }: { idPrefix: string; initialCurrent?: string }) {
   const s = useStore();
@@ -201,8 +243,7 @@ export function PasswordForm({ idPrefix, initialCurrent = '' }: { idPrefix: stri
     e.preventDefault();
     const found: typeof errors.value = {};
     if (!current.value) found.current = t.required;
-    if (next.value.length < 10) found.next = t.passwordTooShort;
-    if (repeat.value !== next.value) found.repeat = t.passwordsDiffer;
+    Object.assign(found, newPasswordErrors(next.value, repeat.value, t));
     errors.value = found;
     if (Object.keys(found).length) return;
     busy.value = true;
@@ -239,25 +280,7 @@ export function PasswordForm({ idPrefix, initialCurrent = '' }: { idPrefix: stri
         error={errors.value.current}
         onInput={(e) => (current.value = e.currentTarget.value)}
       />
-      <Field
-        id={`${idPrefix}-new`}
-        label={t.newPassword}
-        type="password"
-        autocomplete="new-password"
-        hint={t.passwordHint}
-        value={next.value}
-        error={errors.value.next}
-        onInput={(e) => (next.value = e.currentTarget.value)}
-      />
-      <Field
-        id={`${idPrefix}-repeat`}
-        label={t.repeatPassword}
-        type="password"
-        autocomplete="new-password"
-        value={repeat.value}
-        error={errors.value.repeat}
-        onInput={(e) => (repeat.value = e.currentTarget.value)}
-      />
+      <NewPasswordFields idPrefix={idPrefix} next={next} repeat={repeat} errors={errors.value} />
       <div class="actions">
         <button type="submit" class="btn primary" disabled={busy.value}>
           {t.changePassword}
