@@ -145,37 +145,55 @@ describe('docs/deploy.md', () => {
 });
 
 describe('the CLI wrapper of docs/deploy.md', () => {
-  it('runs the CLI as the service user on the unit’s data directory with the env file, as root without sudo', async () => {
-    // The script as the guide writes it, for the user nobody and this test's paths; run by root with
-    // no sudo on the PATH (cron runs it as root; minimal images have no sudo).
+  /** The script as the guide writes it, for the user nobody and a directory of this test's own. */
+  async function wrapper(envFileMode: number) {
     const script = /sudo tee \/usr\/local\/bin\/ticketing >\/dev\/null <<'SH'\n([^]*?)\nSH\n/.exec(
       read('docs/deploy.md'),
     )![1]!;
     const dir = await mkdtemp(join(tmpdir(), 'ticketing-wrapper-'));
+    await chmod(dir, 0o755);
+    const data = join(dir, 'data');
+    await mkdir(data, { mode: 0o700 });
+    await chown(data, NOBODY.uid, NOBODY.gid);
+    const envFile = join(dir, 'env');
+    await writeFile(envFile, 'TICKETING_PUBLIC_URL=https://support.example.com\n', { mode: envFileMode });
+    const path = join(dir, 'ticketing');
+    const text = script
+      .replace('-u ticketing', `-u ${(await promisify(execFile)('id', ['-nu', String(NOBODY.uid)])).stdout.trim()}`)
+      .replace('TICKETING_DATA_DIR=/var/lib/ticketing', `TICKETING_DATA_DIR=${data}`)
+      .replaceAll('/etc/ticketing/env', envFile)
+      .replace('/usr/bin/node', nodeForOthers())
+      .replace('/opt/ticketing/server/bin/ticketing.js', checkoutPathForOthers(join(ROOT, 'server/bin/ticketing.js')));
+    await writeFile(path, `${text}\n`, { mode: 0o755 });
+    // Run by root as cron runs its jobs: PATH=/usr/bin:/bin (no /usr/sbin, where runuser is), no sudo.
+    const run = () => promisify(execFile)(path, ['keys', 'create', '--public'], { env: { PATH: '/usr/bin:/bin' } });
+    return { dir, data, run };
+  }
+
+  it('runs the CLI as the service user on the unit’s data directory with the env file, as root from cron', async () => {
+    const { dir, data, run } = await wrapper(0o644);
     try {
-      await chmod(dir, 0o755);
-      const data = join(dir, 'data');
-      await mkdir(data, { mode: 0o700 });
-      await chown(data, NOBODY.uid, NOBODY.gid);
-      const envFile = join(dir, 'env');
-      await writeFile(envFile, 'TICKETING_PUBLIC_URL=https://support.example.com\n', { mode: 0o644 });
-      const wrapper = join(dir, 'ticketing');
-      const text = script
-        .replace('-u ticketing', `-u ${(await promisify(execFile)('id', ['-nu', String(NOBODY.uid)])).stdout.trim()}`)
-        .replace('TICKETING_DATA_DIR=/var/lib/ticketing', `TICKETING_DATA_DIR=${data}`)
-        .replaceAll('/etc/ticketing/env', envFile)
-        .replace('/usr/bin/node', nodeForOthers())
-        .replace(
-          '/opt/ticketing/server/bin/ticketing.js',
-          checkoutPathForOthers(join(ROOT, 'server/bin/ticketing.js')),
-        );
-      await writeFile(wrapper, `${text}\n`, { mode: 0o755 });
-      const { stdout } = await promisify(execFile)(wrapper, ['keys', 'create', '--public'], {
-        env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
-      });
+      const { stdout } = await run();
       expect(stdout).toMatch(/pk_live_[A-Za-z0-9]{24,}/);
       // Written by the service user, into the unit's data directory (not ./data beside the checkout).
       expect((await stat(join(data, 'config.json'))).uid).toBe(NOBODY.uid);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to run when the service user cannot read the env file, rather than act on other settings', async () => {
+    // systemd reads the file as root, so the server has settings (a TICKETING_DATABASE_URL, say) that
+    // the CLI would silently go without.
+    const { dir, data, run } = await wrapper(0o600);
+    try {
+      const failed = await run().then(
+        () => undefined,
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect(failed?.code).not.toBe(0);
+      expect(failed?.stderr).toMatch(/Permission denied/);
+      await expect(stat(join(data, 'config.json'))).rejects.toThrow(/ENOENT/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
