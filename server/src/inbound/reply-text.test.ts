@@ -69,6 +69,27 @@ describe('replyText', () => {
     expect(r.quoted).toBe(`${block}\n\nYour parcel is on its way.`);
   });
 
+  it.each([
+    ['Yandex', '30.09.2017, 18.30, "Shop" <help@shop.example>:'],
+    ['Gmail without a verb', '2017-11-24 16:32 GMT+01:00 Shop <help@shop.example>:'],
+    ['Dutch, wrapped', 'Op 12 december 2016 19:05 schreef Shop <\nhelp@shop.example>:'],
+    ['Finnish, wrapped', 'pe 20. lokakuuta 2017 klo 17.50 Shop\n<help@shop.example> kirjoitti:'],
+    ['Polish', 'Dnia 27 grudnia 2016 12:08 Shop <help@shop.example> napisał(a):'],
+  ])('takes a %s header and the unmarked mail below it', (_, header) => {
+    const r = replyText(`The box was empty.\n\n${header}\n\nYour parcel is on its way.`);
+    expect(r.text).toBe('The box was empty.');
+    expect(r.quoted).toBe(`${header}\n\nYour parcel is on its way.`);
+  });
+
+  it('reads a long quoted line wrapped without ">" as quoted, and a short answer under a quote as an answer', () => {
+    const wrapped =
+      'Thanks.\n\nOn Tue, 3 Mar 2026 at 10:00, Shop <help@shop.example> wrote:\n' +
+      '> Your parcel left our warehouse this morning and should reach you within two d\nays.\n> Shop';
+    expect(replyText(wrapped).text).toBe('Thanks.');
+    const answers = 'On 3 Mar 2026, Shop <help@shop.example> wrote:\n> Blue or red?\nred\n> Monday?\nyes';
+    expect(replyText(answers).text).toBe(answers);
+  });
+
   it('keeps a header-like sentence without a date or address', () => {
     const mail = 'My colleague wrote:\n> the box was empty\nand she is right.';
     expect(replyText(mail).text).toBe(mail);

@@ -11,14 +11,24 @@ export interface ReplyParts {
 // write them: English, German, French, Polish, Dutch, the Scandinavian ones, Italian, Spanish,
 // Portuguese, Russian, Ukrainian, Czech, Finnish, Hungarian, Turkish, Chinese and Japanese.
 const WROTE =
-  /(wrote|schrieb|a écrit|napisał|napisała|napisal|pisze|schreef|geschreven|skrev|ha scritto|scrisse|escribió|escreveu|написал|написала|пишет|написав|napsal|napsala|kirjoitti|írta|yazdı|写道|寫道|書きました|のメッセージ)\s*[:：]?[\s-]*$/i;
+  /(wrote|schrieb|a écrit|napisał\(a\)|napisał|napisała|napisal|pisze|schreef|geschreven|skrev|ha scritto|scrisse|escribió|escreveu|написал|написала|пишет|написав|napsal|napsala|kirjoitti|írta|yazdı|写道|寫道|書きました|のメッセージ)\s*[:：]?[\s-]*$/i;
 // Where such a header starts when it shares its line with the reply ("reply--- On Wed, … wrote:").
 const OPENER = /(^|[\s-])(On|Am|Le|Op|Den|På|El|Em|Il|W dniu|Dne|В|Kun|Il giorno)\s/;
-const OPENER_AT_START = /^\s*(-*\s*(On|Am|Le|Op|Den|På|El|Em|Il|W dniu|Dne|В|Kun|Il giorno)\s|\d|在|于)/;
+// Also a weekday's short name before the date ("pe 20. lokakuuta", "tir. 18. apr.": Finnish, Norwegian).
+const OPENER_AT_START =
+  /^\s*(-*\s*(On|Am|Le|Op|Den|På|El|Em|Il|W dniu|Dnia|Dne|В|Kun|Il giorno)\s|\p{L}{1,4}\.?,?\s+\d|\d|在|于)/u;
+// A header without a verb, or with the name after it: a date, a time and the sender's address at the
+// end, then a colon (Yandex "30.09.2017, 18.30, "John" <j@x.y>:", Gmail "2017-11-24 16:32 GMT+01:00
+// John <j@x.y>:", Mail.ru, Dutch "Op … 19:05 schreef John <j@x.y>:", German "Am … schrieb …").
+const DATED_ADDRESS = /<\s*[^<>\s]+@[^<>\s]+\s*>\s*[:：]\s*$/;
+const datedAddress = (s: string) =>
+  DATED_ADDRESS.test(s) &&
+  /\b\d{1,2}[:.]\d{2}\b/.test(s) &&
+  /\b(19|20)\d{2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b/.test(s);
 // The field names of the header block Outlook and others put above a quoted mail (also in bold:
 // "*From:*"), in the same languages.
 const FIELD =
-  /^\s*\*?(From|Von|De|Da|Van|Fra|Från|Od|От|Від|Kimden|Lähettäjä|Feladó|差出人|发件人|發件人|寄件者|Remitente|Sent|Date|Gesendet|Datum|Envoyé|Enviado|Inviato|Data|Verzonden|Sendt|Skickat|Wysłano|Отправлено|Дата|Gönderildi|Tarih|Lähetetty|Elküldve|送信日時|日付|发送时间|日期|Fecha|To|An|À|A|Para|Aan|Til|Till|Do|Кому|Kime|Vastaanottaja|Címzett|宛先|收件人|Cc|Kopie|Subject|Betreff|Objet|Oggetto|Asunto|Assunto|Onderwerp|Emne|Ämne|Temat|Тема|Konu|Aihe|Tárgy|件名|主题|主旨)\s*\*?\s*[:：]/i;
+  /^\s*\*?(From|Von|De|Da|Van|Fra|Från|Od|От|Від|Kimden|Lähettäjä|Feladó|差出人|发件人|發件人|寄件者|Remitente|Message du|Sent|Date|Gesendet|Datum|Envoyé le|Envoyé|Enviado|Inviato|Data|Verzonden|Sendt|Skickat|Wysłano|Отправлено|Дата|Gönderildi|Tarih|Lähetetty|Elküldve|送信日時|日付|发送时间|日期|Fecha|To|An|À|A|Para|Aan|Til|Till|Do|Кому|Kime|Vastaanottaja|Címzett|宛先|收件人|Cc|Copie à|Kopie|Subject|Betreff|Objet|Sujet|Oggetto|Asunto|Assunto|Onderwerp|Emne|Ämne|Temat|Тема|Konu|Aihe|Tárgy|件名|主题|主旨)\s*\*?\s*[:：]/i;
 const FROM_FIELD =
   /^\s*\*?(From|Von|De|Da|Van|Fra|Från|Od|От|Від|Kimden|Lähettäjä|Feladó|差出人|发件人|寄件者)\s*\*?\s*[:：]/i;
 const ORIGINAL =
@@ -27,15 +37,16 @@ const ORIGINAL =
 // whole text stays.
 const FORWARD =
   /^\s*(-{3,}\s*(Forwarded message|Forwarded Message|Weitergeleitete Nachricht|Message transféré|Mensaje reenviado|Messaggio inoltrato|Doorgestuurd bericht|Mensagem encaminhada|Пересылаемое сообщение)\s*-{3,}|Begin forwarded message:|Anfang der weitergeleiteten Nachricht:|Début du message réexpédié\s*:)/i;
-// Lines clients add under what one writes; only the whole line, never a sentence that starts so.
+// Lines clients add under what one writes; only the whole line, never a sentence that starts so (a
+// link after it allowed: "Get Outlook for iOS<https://aka.ms/…>" as text made from Outlook's HTML).
 const FOOTER =
-  /^\s*(Sent from my(\s+[\w.-]+){1,3}|Sent from (Mail|Outlook|Yahoo Mail) for \w+( \d+)?|Sent from Yahoo Mail on \w+|Get Outlook for (iOS|Android)|Von meinem (iPhone|iPad|Smartphone|Android-Gerät|Samsung[\w ]{0,20}) gesendet|Envoyé de mon (iPhone|iPad|smartphone)|Enviado desde mi (iPhone|iPad|smartphone)|Enviado do meu (iPhone|iPad|smartphone)|Inviato da (iPhone|iPad|il mio [\w ]{1,20})|Verzonden (vanaf|met) mijn (iPhone|iPad|smartphone)|Отправлено с (iPhone|iPad|Android)|Sent from Acompli)\.?\s*$/i;
+  /^\s*(Sent from my(\s+[\w.-]+){1,3}|Sent from (Mail|Outlook|Yahoo Mail) for \w+( \d+)?|Sent from Yahoo Mail on \w+|Get Outlook for (iOS|Android)|Von meinem (iPhone|iPad|Smartphone|Android-Gerät|Samsung[\w ]{0,20}) gesendet|Envoyé de mon (iPhone|iPad|smartphone)|Enviado desde mi (iPhone|iPad|smartphone)|Enviado do meu (iPhone|iPad|smartphone)|Inviato da (iPhone|iPad|il mio [\w ]{1,20})|Verzonden (vanaf|met) mijn (iPhone|iPad|smartphone)|Отправлено с (iPhone|iPad|Android)|Sent from (Acompli|TypeApp|BlueMail|Spark|Edison Mail|myMail|Newton))\.?(\s*<https?:\/\/[^\s<>]*>|\s*\[https?:\/\/[^\s\]]*\])?\s*$/i;
 /** Whether a line starts a forwarded mail ("---------- Forwarded message ---------", "Begin forwarded message:"). */
 export const forwardLine = (line: string) => FORWARD.test(line);
 /** Whether a line is a field of the header block above a quoted mail ("From: …", "От: …", "*Sent:* …"). */
 export const headerField = (line: string) => FIELD.test(line);
 const SIGNATURE = /^-- ?$/;
-const SEPARATOR = /^\s*([-_=*]\s*){5,}$/;
+const SEPARATOR = /^\s*([-_=*]\s*){4,}$/;
 
 // ">" or a supercite prefix of initials ("BM> ", The Bat!, Emacs): a 2002 Bat! answer below such a
 // quote went to the quoted part whole (the SpamAssassin corpus, easy-ham-1/00066).
@@ -74,7 +85,7 @@ function splitterAt(lines: string[], i: number): Splitter | undefined {
     // A header over several lines starts with its opener or its date, never with the reply's words.
     if (span > 1 && !OPENER_AT_START.test(line)) break;
     const joined = parts.join(' ');
-    if (joined.length > 400 || !WROTE.test(joined) || !headerish(joined)) continue;
+    if (joined.length > 400 || !((WROTE.test(joined) && headerish(joined)) || datedAddress(joined))) continue;
     const opener = OPENER.exec(line);
     const prefix = opener && opener.index > 0 ? line.slice(0, opener.index).replace(/[\s-]+$/, '') : '';
     return { kind: 'header', prefix, end: i + span };
@@ -107,13 +118,27 @@ const brokenTail = (line: string) =>
     .split(/\s+/)
     .some((w) => /^\p{L}+[.,!?:;]*$/u.test(w));
 
+// Or a quoted line wrapped by a client that added no ">" to its rest: the rest starts in lower case,
+// right under a long quoted line and shorter than it ("> … Nullam pharetra d" / "ignissim odio?",
+// Crisp's corpus). An answer is rarely written in lower case, without a blank line, under a long line.
+const wrappedTail = (quoted: string, line: string) =>
+  /^\p{Ll}/u.test(line) && quoted.replace(/^\s*(?:[A-Z]{1,3})?>\s?/, '').length >= 60 && line.length < quoted.length;
+
+/** Whether line j, between two quoted lines, is the rest of the one above it. */
+const quotedTail = (lines: string[], j: number) =>
+  j > 0 &&
+  j + 1 < lines.length &&
+  isQuote(lines[j - 1]!) &&
+  isQuote(lines[j + 1]!) &&
+  (brokenTail(lines[j]!) || wrappedTail(lines[j - 1]!, lines[j]!));
+
 /** The first line after the quoted block starting at i (quoted lines and the blank lines among them). */
 function quoteEnd(lines: string[], i: number): number {
   let end = i;
   for (let j = i; j < lines.length; j++) {
     const line = lines[j]!;
     if (isQuote(line)) end = j + 1;
-    else if (j + 1 < lines.length && isQuote(lines[j - 1]!) && isQuote(lines[j + 1]!) && brokenTail(line)) continue;
+    else if (quotedTail(lines, j)) continue;
     else if (!blank(line)) break;
   }
   return end;
@@ -183,7 +208,7 @@ export function replyText(input: string): ReplyParts {
         if (blank(line)) {
           plain[j] = plain[j + 1]!;
           answered[j] = answered[j + 1]!;
-        } else if (isQuote(line)) {
+        } else if (isQuote(line) || quotedTail(lines, j)) {
           plain[j] = plain[j + 1]!;
           answered[j] = true;
         } else {
@@ -258,6 +283,17 @@ export function replyText(input: string): ReplyParts {
     (l, k) => l === '-- ' || (SIGNATURE.test(l) && keep.slice(k + 1).filter((r) => !blank(r)).length <= 15),
   );
   const signature = sig >= 0 ? keep.splice(sig) : [];
+  // A mailing list's footer (Mailman: a rule, "NAME mailing list", its address and page) under the text.
+  const list = keep.findLastIndex((l) => /^\s*_{2,}\s*$/.test(l));
+  if (list >= 0) {
+    const rest = keep.slice(list + 1).filter((l) => !blank(l));
+    if (
+      /\bmailing list\s*$/i.test(rest[0] ?? '') &&
+      rest.length <= 4 &&
+      rest.slice(1).every((l) => /^\s*(\S+@\S+|https?:\/\/\S+)\s*$/.test(l))
+    )
+      signature.unshift(...keep.splice(list));
+  }
   const footers: string[] = [];
   const body = keep.filter((l) => (FOOTER.test(l) ? !footers.push(l) : true));
   // Separator lines left above a cut quote ("____", an <hr> made text) go with it.
