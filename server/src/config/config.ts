@@ -202,14 +202,15 @@ export interface DatabaseConfig {
 export class ConfigError extends Error {}
 
 /**
- * Whether a database URL means what it says: it parses, and its authority (up to the first `/`, `?`
- * or `#`) holds one `@` at most. A password with a raw `#` or `/` fails to parse ("Invalid URL", and
+ * Whether a database URL means what it says: it parses, it holds one `@` at most and no `#` (a
+ * PostgreSQL URL has no fragment). A password with a raw `#` or `/` fails to parse ("Invalid URL", and
  * nothing else said); one with a raw `@` parses, but the driver then takes the host from after the
- * first `@` and connects elsewhere.
+ * first `@` and connects elsewhere; `p@ss/w#rd` parses with the host `ss`, and the rest of the password
+ * would be shown as path and fragment in every message that names the database.
  */
 function databaseUrlParses(url: string): boolean {
-  const authority = url.slice(url.indexOf('://') + 3).split(/[/?#]/)[0]!;
-  if (authority.split('@').length > 2) return false;
+  const rest = url.slice(url.indexOf('://') + 3);
+  if (rest.split('@').length > 2 || rest.includes('#')) return false;
   try {
     return new URL(url).hostname !== '';
   } catch {

@@ -226,10 +226,11 @@ describe('start-up checks', () => {
     expect(() => loadConfig({ TICKETING_RATE_LIMIT: 'maybe' })).toThrow(/TICKETING_RATE_LIMIT/);
     expect(() => loadConfig({ TICKETING_PUBLIC_URL: 'ftp://x' })).toThrow(/TICKETING_PUBLIC_URL/);
     // A database password with characters a URL reserves: what to do, and never the password itself.
-    for (const password of ['pa#ss', 'pa/ss', 'pa@ss', 'pa?ss']) {
+    // Sh0p:p@ss/w#rd, pasted as typed at createuser's prompt, parsed with the host "ss" before.
+    for (const password of ['pa#ss', 'pa/ss', 'pa@ss', 'pa?ss', 'Sh0p:p@ss/w#rd', 'p@ss/word', 'p@ss?x#y']) {
       const url = `postgres://ticketing:${password}@db.example:5432/ticketing`;
       expect(() => loadConfig({ TICKETING_DATABASE_URL: url })).toThrow(/TICKETING_DATABASE_URL: .*percent-encode/);
-      expect(() => loadConfig({ TICKETING_DATABASE_URL: url })).not.toThrow(new RegExp(password.replace('?', '\\?')));
+      expect(() => loadConfig({ TICKETING_DATABASE_URL: url })).not.toThrow(password);
     }
     expect(
       loadConfig({ TICKETING_DATABASE_URL: 'postgres://ticketing:pa%23s%40s@db.example/ticketing' }).database,
