@@ -246,6 +246,31 @@ export class PgTicketStore implements TicketStore, FileStore {
     });
   }
 
+  updateMany(
+    ids: readonly string[],
+    change: (current: (StoredTicket | undefined)[]) => TicketChange[] | Promise<TicketChange[]>,
+  ): Promise<StoredTicket[]> {
+    return this.db.unit(async () => {
+      const sql = await this.db.q();
+      // One statement locks the rows in the order of their ids (by code point, as /bulk sorts them in
+      // JavaScript), and reads them as they are once locked: what the change checks holds until the
+      // unit commits, on every instance.
+      const named = ids.filter((id) => isId('tkt', id));
+      const rows = await sql<{ id: string; data: StoredTicket }[]>`
+        SELECT id, data FROM tickets WHERE mode = ${this.mode} AND id = ANY(${named}::text[])
+        ORDER BY id COLLATE "C" FOR UPDATE`;
+      const found = new Map(rows.map((r) => [r.id, r.data]));
+      const current = ids.map((id) => found.get(id));
+      const next = await change(current);
+      if (next.length !== ids.length || next.some((c, i) => c.ticket.id !== ids[i] || !current[i]))
+        throw new Error('updateMany: a change for each ticket named, in that order');
+      const written: StoredTicket[] = [];
+      // Each through update(), whose own FOR UPDATE finds the row already locked by this transaction.
+      for (const c of next) written.push((await this.update(c.ticket.id, () => c))!);
+      return written;
+    });
+  }
+
   /** Writes a ticket row as it is (the migration command's way in). */
   async insertRow(sql: Sql, ticket: StoredTicket) {
     await this.insert(sql, ticket);

@@ -285,15 +285,38 @@ export class FileTicketStore implements TicketStore, FileStore {
     return this.mutex.run(id, async () => {
       const current = await this.get(id);
       if (!current) return undefined;
-      const next = await change(current);
-      const ticket = withKey(next.ticket, next.idempotency);
-      await this.writeChange(ticket.id, next.files, { ticket }, current);
-      this.index.put(ticket);
-      this.words.put(ticket);
-      this.remember(ticket);
-      this.rememberKeys(ticket);
-      return ticket;
+      return this.write(current, await change(current));
     });
+  }
+
+  async updateMany(
+    ids: readonly string[],
+    change: (current: (Ticket | undefined)[]) => TicketChange[] | Promise<TicketChange[]>,
+  ): Promise<Ticket[]> {
+    // Each ticket's lock, nested in the order of their ids; the tickets read and written inside all of them.
+    const locked = [...new Set(ids)].sort();
+    const work = async () => {
+      const current = await Promise.all(ids.map((id) => this.get(id)));
+      const next = await change(current);
+      if (next.length !== ids.length || next.some((c, i) => c.ticket.id !== ids[i] || !current[i]))
+        throw new Error('updateMany: a change for each ticket named, in that order');
+      const written: Ticket[] = [];
+      for (const [i, c] of next.entries()) written.push(await this.write(current[i]!, c));
+      return written;
+    };
+    const inside = locked.reduceRight<() => Promise<Ticket[]>>((run, id) => () => this.mutex.run(id, run), work);
+    return inside();
+  }
+
+  /** Writes a change to a ticket whose lock the caller holds, and keeps the index, words and cache in step. */
+  private async write(current: Ticket, next: TicketChange) {
+    const ticket = withKey(next.ticket, next.idempotency);
+    await this.writeChange(ticket.id, next.files, { ticket }, current);
+    this.index.put(ticket);
+    this.words.put(ticket);
+    this.remember(ticket);
+    this.rememberKeys(ticket);
+    return ticket;
   }
 
   private rememberKeys(t: StoredTicket) {

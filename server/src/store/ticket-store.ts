@@ -143,6 +143,17 @@ export interface TicketStore {
     id: string,
     change: (current: StoredTicket) => TicketChange | Promise<TicketChange>,
   ): Promise<StoredTicket | undefined>;
+  /**
+   * Changes several tickets as one (/merge): each is locked, in the order of their ids, so two callers
+   * naming the same tickets in other orders wait for each other instead of deadlocking; `change` then
+   * sees them all as they are under those locks (undefined for one that does not exist), so what it
+   * checks holds when it writes. It answers a change per ticket, in the order named, written in that
+   * order; if it throws, nothing is written.
+   */
+  updateMany(
+    ids: readonly string[],
+    change: (current: (StoredTicket | undefined)[]) => TicketChange[] | Promise<TicketChange[]>,
+  ): Promise<StoredTicket[]>;
   /** Removes the ticket and its files; false when there was none. */
   remove(id: string): Promise<boolean>;
   /** Ordered by `context.sort` (default: newest first). */

@@ -14,6 +14,7 @@ import {
 } from '../model/index.js';
 import type { FileBlob, StoredTicket } from '../store/ticket-store.js';
 import type { TicketDeps } from './deps.js';
+import { withActivity } from './activity.js';
 import { change, emit } from './routes.js';
 import { BulkInput, MergeInput, SpamInput, TagsInput } from './schema.js';
 import { derive } from './sla.js';
@@ -135,66 +136,69 @@ const merge = route({
   async handler({ actor, body: input }, deps) {
     if (input.ticket_id === input.into_id) throw validationError('into_id', 'must be another ticket');
     const store = deps.tickets[actor.mode];
-    const source = await store.get(input.ticket_id);
-    const target = await store.get(input.into_id);
-    if (!source || !target) throw notFound('ticket');
-    if (source.email.trim().toLowerCase() !== target.email.trim().toLowerCase())
-      throw validationError('into_id', 'belongs to another customer (tickets merge only with the same email)');
-    if (target.merged_into) throw validationError('into_id', 'was itself merged into another ticket');
-    if (source.merged_into) throw validationError('ticket_id', 'was merged already');
-    // The source's own message becomes a customer reply, carrying the source's own files.
-    const opening: Reply = {
-      id: newId('rpl'),
-      message: source.message,
-      ...(source.quoted === undefined ? {} : { quoted: source.quoted }),
-      from_customer: true,
-      author: source.name,
-      created_at: source.created_at,
-      attachments: [],
-    };
-    const moved = [opening, ...source.replies].map((r) => ({ ...r, attachments: [...r.attachments] }));
-    const files: FileBlob[] = [];
-    const movedFiles: Attachment[] = [];
-    const fileOf = async (a: Attachment, replyId: string): Promise<Attachment> => {
-      const data = await deps.files[actor.mode].read(source.id, a.id);
-      if (data) files.push({ id: a.id, data });
-      const next = { ...a, ticket_id: target.id, reply_id: replyId };
-      movedFiles.push(next);
-      return next;
-    };
-    for (const a of source.attachments) moved[0]!.attachments.push(await fileOf(a, opening.id));
-    for (const r of moved.slice(1)) r.attachments = await Promise.all(r.attachments.map((a) => fileOf(a, r.id)));
-    deps.quotas.checkTicket(
-      target,
-      movedFiles.map((f) => f.size),
-      'ticket_id',
-    );
     const config = deps.configStore.get();
-
-    // The receiving ticket first, with the moved bytes: a crash between the two writes leaves a copy,
-    // never a loss.
-    let previous: StoredTicket | undefined;
-    const into = await store.update(target.id, (t) => {
-      previous = t;
-      const replies = [...t.replies, ...moved].sort((a, b) =>
+    let before: { source: StoredTicket; target: StoredTicket } | undefined;
+    // Both tickets are locked and read as one, and checked under those locks: of two merges crossing
+    // each other (A into B, B into A, on one instance or two) or chained (A into B, B into C), the later
+    // sees what the earlier wrote and is refused, where checks made before the writes let both pass
+    // and the moved messages ended on neither ticket (issue 32). The receiving ticket is written first,
+    // with the moved bytes: on the JSON files a crash between the two writes leaves a copy, never a loss.
+    const [into, merged] = await store.updateMany([input.into_id, input.ticket_id], async ([target, source]) => {
+      if (!source || !target) throw notFound('ticket');
+      if (source.email.trim().toLowerCase() !== target.email.trim().toLowerCase())
+        throw validationError('into_id', 'belongs to another customer (tickets merge only with the same email)');
+      if (target.merged_into) throw validationError('into_id', 'was itself merged into another ticket');
+      if (source.merged_into) throw validationError('ticket_id', 'was merged already');
+      // The source's own message becomes a customer reply, carrying the source's own files.
+      const opening: Reply = {
+        id: newId('rpl'),
+        message: source.message,
+        ...(source.quoted === undefined ? {} : { quoted: source.quoted }),
+        from_customer: true,
+        author: source.name,
+        created_at: source.created_at,
+        attachments: [],
+      };
+      const moved = [opening, ...source.replies].map((r) => ({ ...r, attachments: [...r.attachments] }));
+      const files: FileBlob[] = [];
+      const movedFiles: Attachment[] = [];
+      const fileOf = async (a: Attachment, replyId: string): Promise<Attachment> => {
+        const data = await deps.files[actor.mode].read(source.id, a.id);
+        if (data) files.push({ id: a.id, data });
+        const next = { ...a, ticket_id: target.id, reply_id: replyId };
+        movedFiles.push(next);
+        return next;
+      };
+      for (const a of source.attachments) moved[0]!.attachments.push(await fileOf(a, opening.id));
+      for (const r of moved.slice(1)) r.attachments = await Promise.all(r.attachments.map((a) => fileOf(a, r.id)));
+      deps.quotas.checkTicket(
+        target,
+        movedFiles.map((f) => f.size),
+        'ticket_id',
+      );
+      before = { source, target };
+      const at = deps.clock().toISOString();
+      const replies = [...target.replies, ...moved].sort((a, b) =>
         a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0,
       );
-      const at = deps.clock().toISOString();
       // The receiving thread says where the moved messages came from (the merged one says where they went).
       const activity = [
-        ...(t.activity ?? []),
+        ...(target.activity ?? []),
         { id: newId('act'), type: 'merged_from' as const, at, actor: actorRef(actor), from: source.id },
       ];
-      return { ticket: derive({ ...t, replies, activity, updated_at: at }, config), files };
+      const closed = {
+        ...setStatus(structuredClone(source), firstClosedStatus(config.statuses), config.statuses, at),
+        replies: [],
+        attachments: [],
+        merged_into: target.id,
+      };
+      return [
+        { ticket: derive({ ...target, replies, activity, updated_at: at }, config), files },
+        { ticket: derive(withActivity(source, closed, actor, at), config) },
+      ];
     });
-    if (!into || !previous) throw notFound('ticket');
-    await change(deps, actor, source.id, undefined, 'ticket.status_changed', (t) => ({
-      ...setStatus(t, firstClosedStatus(config.statuses), config.statuses, deps.clock().toISOString()),
-      replies: [],
-      attachments: [],
-      merged_into: target.id,
-    }));
-    const final = await emit(deps, actor, 'ticket.merged', into, { previous });
+    await emit(deps, actor, 'ticket.status_changed', merged!, { previous: before!.source });
+    const final = await emit(deps, actor, 'ticket.merged', into!, { previous: before!.target });
     return { body: viewFor(actor, final) };
   },
 });
