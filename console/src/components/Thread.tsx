@@ -119,8 +119,10 @@ function Message({ ticket, reply }: { ticket: ConsoleTicket; reply: ConsoleReply
       {/* What became of the reply's mail to the customer (issue 30): a failed one is no longer invisible. */}
       {reply.delivery && (
         <p class={`delivery delivery-${reply.delivery.state}`}>
-          {reply.delivery.state === 'failed'
-            ? fill(t.mailFailed, { reason: reply.delivery.error ?? '' })
+          {reply.delivery.state === 'failed' || reply.delivery.state === 'bounced'
+            ? fill(reply.delivery.state === 'failed' ? t.mailFailed : t.mailBounced, {
+                reason: reply.delivery.error ?? '',
+              })
             : reply.delivery.state === 'sent'
               ? t.mailSent
               : t.mailQueued}

@@ -193,6 +193,7 @@ export const de: Strings = {
   mailQueued: 'In der Warteschlange',
   mailSent: 'Gesendet',
   mailFailed: 'Nicht zugestellt: {reason}',
+  mailBounced: 'Zurückgewiesen: {reason}',
   support: 'Support',
   attachments: 'Anhänge',
   download: '{name} herunterladen',

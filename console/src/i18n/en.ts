@@ -197,6 +197,7 @@ export const en = {
   mailQueued: 'Queued',
   mailSent: 'Sent',
   mailFailed: 'Not delivered: {reason}',
+  mailBounced: 'Bounced: {reason}',
   support: 'Support',
   attachments: 'Attachments',
   download: 'Download {name}',

@@ -25,6 +25,11 @@ export const SECTIONS: SectionDef[] = [
   { id: 'rules', group: 'workflow', load: () => import('./rules/RuleSettings.js').then((m) => m.RuleSettings) },
   { id: 'sla', group: 'workflow', load: () => import('./sla/SlaSettings.js').then((m) => m.SlaSettings) },
   {
+    id: 'assignment',
+    group: 'workflow',
+    load: () => import('./assignment/AssignmentSettings.js').then((m) => m.AssignmentSettings),
+  },
+  {
     id: 'automation',
     group: 'workflow',
     load: () => import('./automation/AutomationSettings.js').then((m) => m.AutomationSettings),

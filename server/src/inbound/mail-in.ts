@@ -8,6 +8,7 @@ import type { Quotas } from '../files/quota.js';
 import { ApiError } from '../http/errors.js';
 import { MAX_FILE_BYTES } from '../http/multipart.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import type { LiveEvents } from '../live/live-events.js';
 import { ticketOfReplyAddress, ticketsOfMessageIds, tokenSecret } from '../mail/threading.js';
 import { newId, SYSTEM, type Attachment, type Reply } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
@@ -33,6 +34,8 @@ export interface InboundDeps {
   clock: () => Date;
   logger: Logger;
   dns: DnsResolver | undefined;
+  /** Tells consoles showing a ticket that a bounce changed it. */
+  live: Pick<LiveEvents, 'changed'>;
 }
 
 /** What became of one mail. */
@@ -41,8 +44,8 @@ export type Outcome =
   | { kind: 'replied'; ticket: string; reply: string; unverified?: true }
   /** Delivered before (the same Message-ID): nothing new. */
   | { kind: 'duplicate'; ticket: string }
-  /** A delivery failure report: the tickets whose customer address now counts as bouncing. */
-  | { kind: 'bounce'; tickets: string[] }
+  /** A bounce: the tickets whose customer address now counts as bouncing, the support replies it returned. */
+  | { kind: 'bounce'; tickets: string[]; replies: string[] }
   /** Automatic mail (an autoresponder, a list, a bounce of nothing of ours): dropped, logged. */
   | { kind: 'ignored'; reason: string }
   /** A blocked or rate-limited sender: not a ticket, but kept for review (inbound/spool.ts). */
@@ -250,25 +253,65 @@ export class MailIn {
   }
 
   /**
-   * A failure report: each ticket whose mail it returns (found by our Message-IDs in the returned
-   * headers) and whose customer address failed gets the bouncing tag. Nothing else happens: a bounce
-   * never opens a ticket or sends mail.
+   * A bounce. The support reply whose mail it returns, found by the exact Message-ID that mail went out
+   * with (recorded on the reply: mail/reply-delivery.ts), is marked `bounced` with the reason: a
+   * Message-ID names its ticket and holds 16 random characters only its recipients saw, so a forged
+   * bounce marks no reply of a ticket it does not name, and no reply it does not name exactly. The
+   * ticket of such a reply, and each ticket whose mail it returns (our Message-IDs in the returned
+   * headers) whose `email` is a failed recipient, get the bouncing tag. Nothing else happens: a bounce
+   * never opens a ticket, answers one or sends mail. One that matches nothing of ours is kept in the
+   * failed folder with the reason (spool.ts), for someone to read.
    */
   private async bounce(bounce: Bounce, support: string): Promise<Outcome> {
-    const ids = ticketsOfMessageIds(bounce.messageIds, support);
+    const { deps } = this;
+    const store = deps.tickets.live;
+    const at = deps.clock().toISOString();
     const marked: string[] = [];
-    for (const id of ids) {
-      const updated = await this.deps.tickets.live.update(id, (current) => {
-        if (!bounce.recipients.includes(current.email.trim().toLowerCase()) || current.tags.includes(BOUNCING_TAG))
-          return { ticket: current };
-        return {
-          ticket: { ...current, tags: [...current.tags, BOUNCING_TAG], updated_at: this.deps.clock().toISOString() },
-        };
+    const replies: string[] = [];
+    for (const id of ticketsOfMessageIds(bounce.messageIds, support)) {
+      let bounced: string | undefined;
+      let changed = false;
+      const updated = await store.update(id, (current) => {
+        bounced = undefined;
+        changed = false;
+        const ids = new Set(bounce.messageIds);
+        const reply = current.replies.find((r) => r.delivery?.message_id && ids.has(r.delivery.message_id));
+        const failed = bounce.recipients.includes(current.email.trim().toLowerCase());
+        if (!reply && !failed) return { ticket: current };
+        let next = current;
+        if (reply) {
+          bounced = reply.id;
+          if (reply.delivery?.state !== 'bounced') {
+            const delivery = {
+              state: 'bounced' as const,
+              at,
+              error: bounce.reason,
+              message_id: reply.delivery!.message_id!,
+            };
+            next = { ...next, replies: next.replies.map((r) => (r.id === reply.id ? { ...r, delivery } : r)) };
+            changed = true;
+          }
+        }
+        if (!next.tags.includes(BOUNCING_TAG)) {
+          next = { ...next, tags: [...next.tags, BOUNCING_TAG], updated_at: at };
+          changed = true;
+        }
+        return { ticket: next };
       });
-      if (updated?.tags.includes(BOUNCING_TAG)) marked.push(id);
+      if (!updated) continue;
+      if (bounced) replies.push(bounced);
+      if (
+        updated.tags.includes(BOUNCING_TAG) &&
+        (bounced || bounce.recipients.includes(updated.email.trim().toLowerCase()))
+      )
+        marked.push(id);
+      // Consoles showing the ticket show the bounced reply without a reload.
+      if (changed) await deps.live.changed('live', updated, SYSTEM);
     }
-    this.deps.logger.warn({ tickets: marked }, 'mail in: a bounce; the customer address counts as bouncing');
-    return { kind: 'bounce', tickets: marked };
+    if (!marked.length)
+      throw new UnusableMail(`a bounce (${bounce.reason}) that returns no mail of ours: no reply or ticket matches it`);
+    deps.logger.warn({ tickets: marked, replies }, 'mail in: a bounce; the customer address counts as bouncing');
+    return { kind: 'bounce', tickets: marked, replies };
   }
 
   /**

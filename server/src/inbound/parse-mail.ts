@@ -85,7 +85,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedInbound> {
     to: addresses(mail.to),
     cc: addresses(mail.cc),
     auto: autoHeadersOf(mail),
-    bounce: bounceOf(mail, raw),
+    bounce: 'error' in from ? undefined : bounceOf(mail, raw, noNul(from.address)),
     attachments: mail.attachments.map(mailFile),
   };
 }

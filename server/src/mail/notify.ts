@@ -19,7 +19,7 @@ import {
   newTicketAgentMail,
   supportReplyMail,
 } from './templates.js';
-import { threadHeaders, tokenSecret } from './threading.js';
+import { threadHeaders, tokenSecret, type Threading } from './threading.js';
 
 const HOUR = 3_600_000;
 /**
@@ -72,7 +72,13 @@ export function mailListener(deps: MailListenerDeps) {
      * ticket in any address's name, so these are limited per address and hour: over the limit the
      * mail is not queued, and the log says so (with the ticket, not the address).
      */
-    const queueForCustomer = async (m: MailMessage & { reply?: ReplyRef }) => {
+    // A ticket that came by mail: the answer threads under the customer's own mail.
+    const customerThreading = async () =>
+      threadHeaders(e.ticket.id, from, {
+        secret: await tokenSecret(deps.configStore),
+        origin: e.mail?.messageId ?? null,
+      });
+    const queueForCustomer = async (m: MailMessage & { reply?: ReplyRef }, made?: Threading) => {
       if (e.mail && m.auto_submitted) {
         const address = e.mail.from.trim().toLowerCase();
         if (await deps.rateLimiter.hit(`mail-autoreply|${address}`, MAIL_AUTOREPLIES_PER_DAY, 24 * HOUR)) {
@@ -98,9 +104,7 @@ export function mailListener(deps: MailListenerDeps) {
           return;
         }
       }
-      const secret = await tokenSecret(deps.configStore);
-      // A ticket that came by mail: the answer threads under the customer's own mail.
-      const threading = threadHeaders(e.ticket.id, from, { secret, origin: e.mail?.messageId ?? null });
+      const threading = made ?? (await customerThreading());
       await deps.outbox.enqueue('mail', { ...m, threading }, e.mode);
     };
     if (e.type === 'ticket.created') {
@@ -127,9 +131,11 @@ export function mailListener(deps: MailListenerDeps) {
         const reply = { ticket_id: e.ticket.id, reply_id: e.reply.id };
         // Recorded before the mail is queued, so the outbox's `sent` (or `failed`) always comes after
         // it. Test mode sends nothing, and records nothing.
-        const queued = { state: 'queued' as const, at: deps.clock().toISOString() };
+        // The Message-ID is fixed now and kept on the reply, so a bounce that returns it finds the reply.
+        const threading = await customerThreading();
+        const queued = { state: 'queued' as const, at: deps.clock().toISOString(), message_id: threading.messageId };
         if (e.mode === 'live') await recordDelivery(deps.tickets.live, reply, queued);
-        await queueForCustomer({ ...supportReplyMail(e.ticket, e.reply, link()), reply });
+        await queueForCustomer({ ...supportReplyMail(e.ticket, e.reply, link()), reply }, threading);
         if (e.mode === 'live') changed = withDelivery(e.ticket, e.reply.id, queued);
       }
       if (e.reply.from_customer && notify.agents_on_customer_reply && notify.agent_emails.length) {

@@ -58,7 +58,7 @@ describe('a support reply shows what became of its mail', () => {
     const mails = await smtp.waitFor(1, 20_000);
     expect(mails[0]!.to).toEqual(['ada@example.com']);
     const delivery = await settled(s, t.id, reply.id);
-    expect(delivery).toEqual({ state: 'sent', at: expect.any(String) });
+    expect(delivery).toEqual({ state: 'sent', at: expect.any(String), message_id: mails[0]!.messageId });
 
     // Neither a note nor the customer's own message has a delivery state.
     await s.call('POST', '/reply', { json: { ticket_id: t.id, message: 'VIP', internal: true } });

@@ -15,15 +15,20 @@ export interface ReplyRef {
 
 /**
  * Records a mail's state on its reply, leaving updated_at alone (the customer's view does not change).
- * `queued` never replaces a state already recorded: the outbox may have sent the mail first.
+ * `queued` never replaces a state already recorded: the outbox may have sent the mail first. Nothing
+ * replaces `bounced` (a bounce is the last word on a mail that was sent), and the Message-ID the mail
+ * went out with is kept through every state (a bounce finds the reply by it: inbound/mail-in.ts).
  */
 export async function recordDelivery(store: TicketStore, ref: ReplyRef, delivery: ReplyDelivery) {
   return store.update(ref.ticket_id, (t) => ({
     ticket: {
       ...t,
-      replies: t.replies.map((r) =>
-        r.id !== ref.reply_id || (delivery.state === 'queued' && r.delivery) ? r : { ...r, delivery },
-      ),
+      replies: t.replies.map((r) => {
+        if (r.id !== ref.reply_id || r.delivery?.state === 'bounced') return r;
+        if (delivery.state === 'queued' && r.delivery) return r;
+        const messageId = delivery.message_id ?? r.delivery?.message_id;
+        return { ...r, delivery: { ...delivery, ...(messageId ? { message_id: messageId } : {}) } };
+      }),
     },
   }));
 }
@@ -59,7 +64,12 @@ export function replyMailSender(
       const mode = job.mode ?? 'live';
       try {
         const at = deps.clock().toISOString();
-        const ticket = await recordDelivery(deps.tickets[mode], message.reply, { ...delivery, at });
+        const messageId = message.threading?.messageId;
+        const ticket = await recordDelivery(deps.tickets[mode], message.reply, {
+          ...delivery,
+          at,
+          ...(messageId ? { message_id: messageId } : {}),
+        });
         if (ticket) await deps.live.changed(mode, ticket, SYSTEM);
       } catch (err) {
         deps.logger.error({ job: job.id, ticket: message.reply.ticket_id, err }, 'mail: could not record the delivery');

@@ -32,7 +32,7 @@ const QUOTED =
   'shown collapsed under `message`; a public key never sees it';
 
 /** What became of the mail that carried a support reply to the customer. */
-const DELIVERY_STATES = ['queued', 'sent', 'failed'] as const;
+const DELIVERY_STATES = ['queued', 'sent', 'failed', 'bounced'] as const;
 
 const ReplyDeliverySchema = z
   .strictObject({
@@ -42,8 +42,13 @@ const ReplyDeliverySchema = z
       .string()
       .optional()
       .describe(
-        '`failed` only: why the last attempt did not go, in one line (the SMTP server’s refusal, or what to check)',
+        '`failed`: why the last attempt did not go, in one line (the SMTP server’s refusal, or what to check); ' +
+          '`bounced`: the bounce’s status code and diagnostic text',
       ),
+    message_id: z
+      .string()
+      .optional()
+      .describe('the Message-ID the mail went out with: a bounce that returns it marks the reply `bounced`'),
   })
   .meta({ id: 'ReplyDelivery' });
 export type ReplyDelivery = z.infer<typeof ReplyDeliverySchema>;
@@ -78,7 +83,8 @@ export const ReplySchema = z
       ),
     delivery: ReplyDeliverySchema.optional().describe(
       'a support reply mailed to the customer (staff only): `queued`, `sent`, or `failed` with the reason ' +
-        '(the outbox keeps retrying for a day, so a failed mail may still become `sent`); absent when no mail ' +
+        '(the outbox keeps retrying for a day, so a failed mail may still become `sent`), or `bounced` when ' +
+        'a bounce for its mail came back after it was sent; absent when no mail ' +
         'went (mail not set up, customer_on_reply off, test mode)',
     ),
   })
