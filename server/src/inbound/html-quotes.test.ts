@@ -1,3 +1,4 @@
+import { convert } from 'html-to-text';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, startMailServer, SUPPORT } from '../test-support/mail-in.js';
 
@@ -101,13 +102,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** Sends an HTML-only mail over SMTP; the new ticket as support sees it. */
-async function ticketOf(html: string, subject: string) {
+/** Sends an HTML-only mail (or multipart/alternative, with a plain part) over SMTP; the new ticket as support sees it. */
+async function ticketOf(html: string, subject: string, text?: string) {
   const outcome = await deliver(server.s, server.port, {
     from: 'Customer <customer@example.com>',
     to: SUPPORT,
     subject,
     html,
+    ...(text === undefined ? {} : { text }),
   });
   expect(outcome.kind).toBe('created');
   return (await server.s.call('GET', `/ticket?id=${(outcome as { ticket: string }).ticket}`)).body;
@@ -144,5 +146,45 @@ describe('the quoted history of an HTML-only reply', () => {
     const t = await ticketOf(html, 'Fwd: Parcel');
     expect(t.message).toContain('Please see the mail from the courier.');
     expect(t.message).toContain('Your parcel could not be delivered.');
+  });
+});
+
+// The same replies as multipart/alternative, their plain part made from the HTML as Outlook and
+// Windows Mail make it: no ">" marks, the header block in the mail's language, so the text alone no
+// longer tells where the quote starts. The HTML part's marks decide then.
+const OUTLOOK_FAMILY = ['Outlook.com (Korean)', 'Hotmail', 'Outlook desktop (Greek)', 'Windows Mail (Russian)'];
+
+describe('the quoted history of a multipart/alternative reply', () => {
+  it.each(CASES.filter((c) => OUTLOOK_FAMILY.includes(c.client)))(
+    'from $client goes to the quoted part where the plain part lost its boundary',
+    async ({ client, html, message, quoted }) => {
+      const text = convert(html, { wordwrap: 76, selectors: [{ selector: 'a', options: { ignoreHref: true } }] });
+      // The plain part holds every word of the quote, unmarked.
+      expect(text).toContain(QUESTION);
+      expect(text).not.toMatch(/^>/m);
+      const t = await ticketOf(html, `Re: order (${client}, multipart)`, text);
+      expect(t.message).toBe(message);
+      for (const q of quoted) {
+        expect(t.quoted).toContain(q);
+        expect(t.message).not.toContain(q);
+      }
+    },
+  );
+
+  it("keeps the plain part's own split where it has one, and a plain part the HTML marks no quote in", async () => {
+    // Gmail's plain part keeps "On … wrote:" and "> " lines: read as it is.
+    const gmail = CASES.find((c) => c.client === 'Gmail (Korean)')!;
+    const plain = `네, 주문 번호는 4711입니다.\n\n김민지\n\n2026년 11월 23일 (월) 오전 11:00, Shop Support <help@shop.example>님이 작성:\n\n> Hello,\n>\n> ${QUESTION}\n>\n> Shop Support\n`;
+    const t = await ticketOf(gmail.html, 'Re: order (Gmail, multipart)', plain);
+    expect(t.message).toBe('네, 주문 번호는 4711입니다.\n\n김민지');
+    expect(t.quoted).toContain(QUESTION);
+    // The customer's own indented list is no quote in either part: every word stays.
+    const html = `<div dir="ltr">Order 12345 has these items:<blockquote style="margin:0 0 0 40px;border:none;padding:0px"><div>2 kettles</div><div>1 lid</div></blockquote><div>Please send the lid.</div></div>`;
+    const own = await ticketOf(
+      html,
+      'Missing lid (multipart)',
+      'Order 12345 has these items:\n\n  2 kettles\n  1 lid\n\nPlease send the lid.',
+    );
+    expect(own.message).toBe('Order 12345 has these items:\n\n  2 kettles\n  1 lid\n\nPlease send the lid.');
   });
 });

@@ -110,9 +110,26 @@ function newText(mail: ParsedMail): { text: string; quoted: string } {
   // mailparser makes no text from the HTML here (skipHtmlToText): made here, on bounded input, for an
   // HTML-only mail and for HTML inside a multipart/related (HTML with inline images) alike.
   const plain = mail.text?.trim();
-  const html = !plain && typeof mail.html === 'string' ? flattened(mail.html.slice(0, HTML_MAX)) : '';
-  const parts = (html && fromHtmlQuotes(html)) || replyText(bounded(plain || (html ? htmlText(html) : '')));
+  const html = typeof mail.html === 'string' ? flattened(mail.html.slice(0, HTML_MAX)) : '';
+  const marked = html ? fromHtmlQuotes(html) : undefined;
+  let parts: ReplyParts;
+  if (!plain) parts = marked ?? replyText(bounded(html ? htmlText(html) : ''));
+  else {
+    // multipart/alternative: the plain part is read first, but where it lost the quote's boundary (no
+    // ">" marks, a header block in a language the text rules do not know: Outlook, Windows Mail) its
+    // reply still holds the quote the HTML part marks; then the client's marks decide.
+    parts = replyText(bounded(plain));
+    if (marked && marked.quotes.some((q) => holds(parts.text, q))) parts = marked;
+  }
   return { text: parts.text.slice(0, MESSAGE_MAX) || '(no text)', quoted: parts.quoted.slice(0, MESSAGE_MAX) };
+}
+
+const wordsOf = (text: string) => text.match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/** Whether a text holds the beginning of a quote (its first words in a row; at least three of them). */
+function holds(text: string, quote: string): boolean {
+  const start = wordsOf(quote).slice(0, 12);
+  return start.length >= 3 && ` ${wordsOf(text).join(' ')} `.includes(` ${start.join(' ')} `);
 }
 
 /**
@@ -123,7 +140,7 @@ function newText(mail: ParsedMail): { text: string; quoted: string } {
  * the sender wrote between quotes (the answers mean nothing without their questions), or when
  * nothing is left outside them.
  */
-function fromHtmlQuotes(html: string): ReplyParts | undefined {
+function fromHtmlQuotes(html: string): (ReplyParts & { quotes: string[] }) | undefined {
   const found = htmlQuotes(html);
   if (!found) return undefined;
   const answer = bounded(htmlText(found.answer));
@@ -133,7 +150,7 @@ function fromHtmlQuotes(html: string): ReplyParts | undefined {
   const reply = unmarked(text);
   if (!reply) return undefined;
   const quotes = found.quotes.map((q) => bounded(htmlText(q)));
-  return { text: reply, quoted: [unmarked(quoted), ...quotes].filter(Boolean).join('\n\n') };
+  return { text: reply, quoted: [unmarked(quoted), ...quotes].filter(Boolean).join('\n\n'), quotes };
 }
 
 const unmarked = (text: string) =>
