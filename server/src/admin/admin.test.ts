@@ -394,6 +394,7 @@ const CASES: Case[] = [
         },
       },
       dkim: { domain_name: null, key_selector: null, private_key_set: false },
+      agent_reply_domains: [],
     },
     invalid: {
       from_name: 'a\r\nBcc: x',

@@ -10,13 +10,14 @@ import { MAX_FILE_BYTES } from '../http/multipart.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { LiveEvents } from '../live/live-events.js';
 import { ticketOfReplyAddress, ticketsOfMessageIds, tokenSecret } from '../mail/threading.js';
-import { newId, SYSTEM, type Attachment, type Reply } from '../model/index.js';
+import { newId, SYSTEM, type Attachment, type Reply, type Ticket, type TicketEventType } from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import type { FileBlob, StoredTicket, TicketStore } from '../store/ticket-store.js';
 import type { IdempotencyCache } from '../tickets/idempotency.js';
 import { nextAssignee } from '../tickets/assignment.js';
 import { derive } from '../tickets/sla.js';
 import { afterCustomerMessage, firstOpenStatus } from '../tickets/statuses.js';
+import { agentAnswerOf, mailActor, withAgentAnswer, type AgentAnswer } from './agent-reply.js';
 import { loopReason, type Bounce } from './classify.js';
 import { attachmentName } from './attachment-names.js';
 import { MESSAGE_MAX, type ParsedInbound } from './parse-mail.js';
@@ -42,6 +43,8 @@ export interface InboundDeps {
 export type Outcome =
   | { kind: 'created'; ticket: string }
   | { kind: 'replied'; ticket: string; reply: string; unverified?: true }
+  /** An agent's answer to a notification (agent-reply.ts): their reply to the customer, or a note. */
+  | { kind: 'agent_replied'; ticket: string; reply: string; agent: string; internal?: true }
   /** Delivered before (the same Message-ID): nothing new. */
   | { kind: 'duplicate'; ticket: string }
   /** A bounce: the tickets whose customer address now counts as bouncing, the support replies it returned. */
@@ -125,6 +128,15 @@ export class MailIn {
     }
 
     const secret = await tokenSecret(deps.configStore);
+    const answer = await agentAnswerOf(mail, recipients, raw, session, {
+      config,
+      secret,
+      now: deps.clock(),
+      dns: deps.dns,
+      getTicket: (id) => deps.tickets.live.get(id),
+    });
+    if (answer && 'refused' in answer) throw new UnusableMail(answer.refused);
+    if (answer) return this.agentAnswer(answer, mail, raw, key);
     const found = await this.ticketFor(mail, recipients, sender, support, secret, raw, session);
     const target = found?.ticket;
     const unverified = found?.unverified === true;
@@ -250,6 +262,63 @@ export class MailIn {
     );
     if (!ran || !outcome) return { kind: 'duplicate', ticket: ticket.id };
     return outcome;
+  }
+
+  /**
+   * An agent's answer by mail, checked (agent-reply.ts), added as their reply or note as the console
+   * adds it, with the same events (mail to the customer and its delivery state, live, webhooks,
+   * audit). Its files go with it; the original mail only with a note (staff only): a reply's files
+   * are the customer's to see, and the quoted notification may hold a colleague's note.
+   */
+  private async agentAnswer(answer: AgentAnswer, mail: ParsedInbound, raw: Buffer, key: string): Promise<Outcome> {
+    const { deps } = this;
+    const store = deps.tickets.live;
+    const checked = await this.checkFiles(mail, raw);
+    let outcome: Outcome | undefined;
+    const ticket = await deps.idempotency.run(
+      SCOPE,
+      key,
+      { key },
+      async (record) => {
+        const config = deps.configStore.get();
+        const at = deps.clock().toISOString();
+        let reply: Reply | undefined;
+        let previous: StoredTicket | undefined;
+        const updated = await store.update(answer.ticket.id, (current) => {
+          previous = current;
+          const id = newId('rpl');
+          const files = this.attach(checked, current, at, current.id, id, answer.note);
+          const added = withAgentAnswer(
+            current,
+            { ...answer, message: withNote(answer.message, files.refused) },
+            { id, at, quoted: mail.quoted, attachments: files.attachments },
+            config,
+          );
+          reply = added.reply;
+          return { ticket: added.ticket, files: files.blobs, idempotency: record };
+        });
+        if (!updated || !reply || !previous) throw new UnusableMail(`ticket ${answer.ticket.id} is gone`);
+        const actor = mailActor(answer.agent);
+        const emit = (type: TicketEventType, t: Ticket) =>
+          deps.events.emit({ type, mode: 'live', actor, ticket: t, previous, reply });
+        let final = await emit(answer.note ? 'ticket.note_added' : 'ticket.replied', updated);
+        if (reply.mentions) final = await emit('ticket.mentioned', final);
+        if (final.status !== previous.status) final = await emit('ticket.status_changed', final);
+        outcome = {
+          kind: 'agent_replied',
+          ticket: updated.id,
+          reply: reply.id,
+          agent: answer.agent.id,
+          ...(answer.note ? { internal: true as const } : {}),
+        };
+        return final;
+      },
+      async (id) => {
+        const found = await store.recallIdempotency(id);
+        return found && { ...found, answer: () => store.get(found.ticketId) };
+      },
+    );
+    return outcome ?? { kind: 'duplicate', ticket: ticket.id };
   }
 
   /**
@@ -392,6 +461,7 @@ export class MailIn {
     at: string,
     ticketId: string,
     replyId: string | null,
+    withOriginal = true,
   ) {
     const attachments: Attachment[] = [];
     const blobs: FileBlob[] = [];
@@ -413,7 +483,7 @@ export class MailIn {
       if (!(err instanceof ApiError)) throw err;
       refused.push(...checked.ok.map((f) => `${f.name} (the ticket holds as many files as it may)`));
     }
-    add(eml.name, eml.type, eml.data);
+    if (withOriginal) add(eml.name, eml.type, eml.data);
     return { attachments, blobs, refused };
   }
 }

@@ -19,7 +19,7 @@ import {
   newTicketAgentMail,
   supportReplyMail,
 } from './templates.js';
-import { threadHeaders, tokenSecret, type Threading } from './threading.js';
+import { agentReplyAddress, threadHeaders, tokenSecret, type Threading } from './threading.js';
 
 const HOUR = 3_600_000;
 /**
@@ -65,6 +65,30 @@ export function mailListener(deps: MailListenerDeps) {
     // Every mail of a ticket threads with the others; the customer's carries the ticket's reply address.
     const queue = (m: MailMessage) =>
       deps.outbox.enqueue('mail', { ...m, threading: threadHeaders(e.ticket.id, from) }, e.mode);
+    /**
+     * A notification to agents' addresses: each address that is an active agent's gets its own copy,
+     * with a Reply-To signed for that agent and ticket, so their answer by mail becomes their reply
+     * (inbound/agent-reply.ts); the other addresses (a shared mailbox) share one copy, as before.
+     */
+    const queueForAgents = async (to: string[], make: (to: string[], canReply: boolean) => MailMessage) => {
+      const others: string[] = [];
+      const secret = await tokenSecret(deps.configStore);
+      for (const address of to) {
+        const agent = config.agents.find((a) => a.active && a.email.toLowerCase() === address.toLowerCase());
+        // Test mode's mail is never sent, and mail in answers live tickets only.
+        if (!agent || e.mode !== 'live') {
+          others.push(address);
+          continue;
+        }
+        const replyTo = agentReplyAddress(from, secret, agent.id, e.ticket.id, deps.clock());
+        await deps.outbox.enqueue(
+          'mail',
+          { ...make([address], true), threading: { ...threadHeaders(e.ticket.id, from), replyTo } },
+          e.mode,
+        );
+      }
+      if (others.length) await queue(make(others, false));
+    };
     // The customer's way back to the ticket: a signed link, valid 30 days, revocable by support.
     const link = () => customerTicketLink(e.ticket, url, signLink(config.link_secret, e.mode, e.ticket, deps.clock()));
     /**
@@ -124,7 +148,7 @@ export function mailListener(deps: MailListenerDeps) {
         await queueForCustomer(confirmationMail(e.ticket, link(), e.mail?.refused));
       }
       if (notify.agents_on_create && notify.agent_emails.length)
-        await queue(newTicketAgentMail(e.ticket, notify.agent_emails, url));
+        await queueForAgents(notify.agent_emails, (to, canReply) => newTicketAgentMail(e.ticket, to, url, canReply));
     }
     if (e.type === 'ticket.replied' && e.reply) {
       if (!e.reply.from_customer && notify.customer_on_reply) {
@@ -139,14 +163,19 @@ export function mailListener(deps: MailListenerDeps) {
         if (e.mode === 'live') changed = withDelivery(e.ticket, e.reply.id, queued);
       }
       if (e.reply.from_customer && notify.agents_on_customer_reply && notify.agent_emails.length) {
-        await queue(customerReplyAgentMail(e.ticket, e.reply, notify.agent_emails, url));
+        const reply = e.reply;
+        await queueForAgents(notify.agent_emails, (to, canReply) =>
+          customerReplyAgentMail(e.ticket, reply, to, url, canReply),
+        );
       }
     }
     if (e.type === 'ticket.mentioned' && e.reply?.mentions) {
       const writer = e.actor.kind === 'agent' ? e.actor.agent.id : undefined;
       for (const id of e.reply.mentions) {
         const agent = config.agents.find((a) => a.id === id && a.active);
-        if (agent && id !== writer) await queue(mentionMail(e.ticket, e.reply, agent.email, url));
+        const note = e.reply;
+        if (agent && id !== writer)
+          await queueForAgents([agent.email], (to, canReply) => mentionMail(e.ticket, note, to[0]!, url, canReply));
       }
     }
     return changed;

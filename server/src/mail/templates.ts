@@ -61,6 +61,18 @@ function message(
 
 const AUTO_REPLY = { auto: 'auto-replied', marker: true } as const;
 const TO_AGENTS = { auto: 'auto-generated' } as const;
+/** To one agent whose Reply-To is their own reply address (notify.ts): what they type goes above the marker. */
+const TO_AGENT_REPLYABLE = { auto: 'auto-generated', marker: true } as const;
+
+/**
+ * What an agent reads under a notification they can answer by mail (inbound/agent-reply.ts). The
+ * words `#note` are the ones the pipeline looks for (AGENT_NOTE_LINE there): kept in step by its test.
+ */
+const ANSWER_BY_MAIL =
+  'Answer this mail to reply to the customer: your answer is sent to them as your reply on the ticket. ' +
+  'Start it with a line #note to add an internal note instead.';
+const forAgent = (canReply: boolean, paragraphs: string[]): [string[], { auto: AutoSubmitted; marker?: boolean }] =>
+  canReply ? [[...paragraphs, ANSWER_BY_MAIL], TO_AGENT_REPLYABLE] : [paragraphs, TO_AGENTS];
 
 /** A stored ticket carries the language its customer wrote in (set at /create from Accept-Language). */
 const wordsFor = (t: Ticket) => customerMailStrings((t as { locale?: string }).locale);
@@ -134,28 +146,35 @@ export function supportReplyMail(t: Ticket, r: Reply, link?: Link): MailMessage 
   );
 }
 
-export function newTicketAgentMail(t: Ticket, to: string[], publicUrl: string): MailMessage {
-  return message(
-    to,
-    withNumber(t, `New ticket: ${t.subject}`),
-    [`${t.name} <${t.email}> wrote in ticket ${ticketNumber(t)}:`, t.message, ...origin(t)],
-    agentTicketLink(t, publicUrl),
-    TO_AGENTS,
-  );
+/** `canReply`: sent to one agent with their own reply address as Reply-To (notify.ts). */
+export function newTicketAgentMail(t: Ticket, to: string[], publicUrl: string, canReply = false): MailMessage {
+  const [paragraphs, options] = forAgent(canReply, [
+    `${t.name} <${t.email}> wrote in ticket ${ticketNumber(t)}:`,
+    t.message,
+    ...origin(t),
+  ]);
+  return message(to, withNumber(t, `New ticket: ${t.subject}`), paragraphs, agentTicketLink(t, publicUrl), options);
 }
 
-export function customerReplyAgentMail(t: Ticket, r: Reply, to: string[], publicUrl: string): MailMessage {
+export function customerReplyAgentMail(
+  t: Ticket,
+  r: Reply,
+  to: string[],
+  publicUrl: string,
+  canReply = false,
+): MailMessage {
+  const [paragraphs, options] = forAgent(canReply, [
+    r.unverified
+      ? `A mail claims to be from ${t.name} <${t.email}> on ticket ${ticketNumber(t)} but could not be verified (the customer does not see it):`
+      : `${t.name} <${t.email}> replied to ticket ${ticketNumber(t)}:`,
+    r.message,
+  ]);
   return message(
     to,
     withNumber(t, `${r.unverified ? 'Unverified sender' : 'Customer reply'}: ${t.subject}`),
-    [
-      r.unverified
-        ? `A mail claims to be from ${t.name} <${t.email}> on ticket ${ticketNumber(t)} but could not be verified (the customer does not see it):`
-        : `${t.name} <${t.email}> replied to ticket ${ticketNumber(t)}:`,
-      r.message,
-    ],
+    paragraphs,
     agentTicketLink(t, publicUrl),
-    TO_AGENTS,
+    options,
   );
 }
 
@@ -174,13 +193,17 @@ export function ruleNotifyMail(t: Ticket, to: string, rule: string, publicUrl: s
 }
 
 /** To an agent a colleague named in a note (`@Name`): the note, and the way to the ticket. */
-export function mentionMail(t: Ticket, note: Reply, to: string, publicUrl: string): MailMessage {
+export function mentionMail(t: Ticket, note: Reply, to: string, publicUrl: string, canReply = false): MailMessage {
   const by = note.author ?? 'A colleague';
+  const [paragraphs, options] = forAgent(canReply, [
+    `${by} mentioned you in a note on ticket ${ticketNumber(t)} (${t.name} <${t.email}>):`,
+    note.message,
+  ]);
   return message(
     [to],
     withNumber(t, `${by} mentioned you: ${t.subject}`),
-    [`${by} mentioned you in a note on ticket ${ticketNumber(t)} (${t.name} <${t.email}>):`, note.message],
+    paragraphs,
     agentTicketLink(t, publicUrl),
-    TO_AGENTS,
+    options,
   );
 }

@@ -22,13 +22,21 @@ export interface Threading {
 const TOKEN_LENGTH = 16;
 
 /**
- * The per-ticket part of a reply address: HMAC-SHA256(secret, ticket id), 16 hex characters
+ * The signed part of a reply address: HMAC-SHA256(secret, the parts joined by `|`), 16 hex characters
  * (64 bits). Derived, not stored, so every ticket has one, old ones included; unguessable without the
  * secret, so knowing a ticket id is not a way to write into it by mail. Hex, so a relay that lowercases
- * the local part does not break it.
+ * the local part does not break it. A customer's is over `reply|<ticket id>`; an agent's over their id,
+ * the ticket's and an expiry (agentReplyAddress), so one agent's address is no use to another.
  */
-function replyToken(secret: string, ticketId: string): string {
-  return createHmac('sha256', secret).update(`reply|${ticketId}`).digest('hex').slice(0, TOKEN_LENGTH);
+function replyToken(secret: string, ...parts: string[]): string {
+  return createHmac('sha256', secret).update(parts.join('|')).digest('hex').slice(0, TOKEN_LENGTH);
+}
+
+/** Compares a token from an address with the one expected, in constant time. */
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given.toLowerCase());
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 const splitAddress = (address: string) => {
@@ -43,7 +51,7 @@ const mailDomain = (fromAddress: string) => splitAddress(fromAddress).domain.toL
 export function replyAddress(fromAddress: string, secret: string, ticketId: string): string {
   const { local, domain } = splitAddress(fromAddress);
   const base = local.split('+')[0];
-  return `${base}+${ticketId}.${replyToken(secret, ticketId)}@${domain}`;
+  return `${base}+${ticketId}.${replyToken(secret, 'reply', ticketId)}@${domain}`;
 }
 
 /**
@@ -57,9 +65,60 @@ export function ticketOfReplyAddress(recipient: string, fromAddress: string, sec
   const base = support.local.split('+')[0]!.toLowerCase();
   const m = /^([^+]+)\+(tkt_[A-Za-z0-9]+)\.([0-9a-fA-F]+)$/.exec(rcpt.local);
   if (!m || m[1]!.toLowerCase() !== base) return undefined;
-  const expected = Buffer.from(replyToken(secret, m[2]!));
-  const given = Buffer.from(m[3]!.toLowerCase());
-  return given.length === expected.length && timingSafeEqual(given, expected) ? m[2] : undefined;
+  return sameToken(m[3]!, replyToken(secret, 'reply', m[2]!)) ? m[2] : undefined;
+}
+
+const DAY_MS = 86_400_000;
+/** How long an agent's reply address works after the notification that carried it was queued. */
+const AGENT_REPLY_DAYS = 30;
+
+/**
+ * `support+<ticket id>.a<expiry>.<token>@domain`: where an agent's answer to a notification about a
+ * ticket goes (inbound/agent-reply.ts). The token is signed over the agent's id, the ticket's and the
+ * expiry (a day number, base 36), so it names who may answer which ticket until when; the agent's id
+ * itself is not in the address (the local part stays within RFC 5321's 64 characters): the mail's
+ * sender names the agent, and the token must be theirs.
+ */
+export function agentReplyAddress(
+  fromAddress: string,
+  secret: string,
+  agentId: string,
+  ticketId: string,
+  now: Date,
+): string {
+  const { local, domain } = splitAddress(fromAddress);
+  const expiry = Math.ceil((now.getTime() + AGENT_REPLY_DAYS * DAY_MS) / DAY_MS).toString(36);
+  return `${local.split('+')[0]}+${ticketId}.a${expiry}.${replyToken(secret, 'agent-reply', agentId, ticketId, expiry)}@${domain}`;
+}
+
+/** An agent's reply address read back: its ticket, its expiry, and whether it was made for a given agent. */
+export interface AgentReplyAddress {
+  ticketId: string;
+  expiresAt: Date;
+  madeFor(agentId: string): boolean;
+}
+
+/**
+ * The agent's reply address among `recipient` when it has the shape agentReplyAddress makes, for the
+ * support address's domain and local part; undefined for anything else. Its token is checked only
+ * against an agent (`madeFor`): whose it must be follows from the sender.
+ */
+export function parseAgentReplyAddress(
+  recipient: string,
+  fromAddress: string,
+  secret: string,
+): AgentReplyAddress | undefined {
+  const support = splitAddress(fromAddress);
+  const rcpt = splitAddress(recipient.trim());
+  if (rcpt.domain.toLowerCase() !== support.domain.toLowerCase()) return undefined;
+  const m = /^([^+]+)\+(tkt_[A-Za-z0-9]+)\.a([0-9a-z]{1,8})\.([0-9a-fA-F]+)$/.exec(rcpt.local);
+  if (!m || m[1]!.toLowerCase() !== support.local.split('+')[0]!.toLowerCase()) return undefined;
+  const [, , ticketId, expiry, token] = m as unknown as [string, string, string, string, string];
+  return {
+    ticketId,
+    expiresAt: new Date(parseInt(expiry, 36) * DAY_MS),
+    madeFor: (agentId) => sameToken(token, replyToken(secret, 'agent-reply', agentId, ticketId, expiry)),
+  };
 }
 
 /** Whether `recipient` is the support address or one of its `+…` forms (the receiver's RCPT check). */

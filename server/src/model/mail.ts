@@ -78,6 +78,28 @@ export const MailSchema = z.object({
   /** Mail in: the mailbox the server reads (the SMTP receiver is TICKETING_INBOUND_SMTP_PORT). */
   inbound: InboundSchema.prefault({}),
   dkim: DkimSchema.prefault({}),
+  /**
+   * Domains whose agents' answers by mail (to the signed Reply-To of their notifications) are taken on
+   * the token alone; empty: each such answer needs an aligned DKIM signature or SPF pass (inbound/agent-reply.ts).
+   */
+  agent_reply_domains: z
+    .array(
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .max(253)
+        .regex(
+          /^(?!-)[a-z0-9-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/,
+          'must be a domain name, such as shop.example',
+        ),
+    )
+    .max(100)
+    .default([])
+    .describe(
+      'agents whose address is on one of these domains may answer a notification by mail with its signed ' +
+        'Reply-To alone; others need their mail DKIM-signed or SPF-passed for their domain',
+    ),
 });
 export type Mail = z.infer<typeof MailSchema>;
 export const MailViewSchema = MailSchema.extend({

@@ -8,13 +8,20 @@ export const SUPPORT = 'help@shop.example';
 
 /** A server with the receiver on a free port, mail configured to go out to a test SMTP server. */
 export async function startMailServer(
-  options: { env?: Record<string, string>; dataDir?: string; smtp?: TestSmtp; dns?: DnsResolver } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    smtp?: TestSmtp;
+    dns?: DnsResolver;
+    clock?: () => Date;
+  } = {},
 ): Promise<{ s: TestServer; smtp: TestSmtp; port: number; close(): Promise<void> }> {
   const smtp = options.smtp ?? (await startSmtp());
   const s = await startServer({
     env: { TICKETING_INBOUND_SMTP_PORT: '0', ...options.env },
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.dns ? { dns: options.dns } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const res = await s.call('POST', '/admin?r=mail', {
     json: {
