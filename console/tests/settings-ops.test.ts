@@ -169,6 +169,28 @@ describe('settings: mail, modules, anti-spam, audit', () => {
     }
   });
 
+  test('mail: the domains whose agents may answer by mail on the token alone; a bad line flagged at its line', async () => {
+    const { page, errors, close } = await open('/console/settings/mail');
+    try {
+      await page.getByLabel('From address').fill('help@shop.example');
+      const domains = page.getByLabel('Domains whose agents may answer by mail without DKIM');
+      await domains.fill('Staff.Example\nnot a domain');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => domains.getAttribute('aria-invalid')).toBe('true');
+      expect(await page.locator('#mail-agent-reply-domains-err').textContent()).toMatch(/^Line 2: /);
+      expect((await stack.api.call('GET', '/admin?r=mail')).body.mail.agent_reply_domains).toEqual([]);
+      await domains.fill('Staff.Example\n\nshop.example');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').getByText('Saved').waitFor();
+      const stored = (await stack.api.call('GET', '/admin?r=mail')).body.mail.agent_reply_domains;
+      expect(stored).toEqual(['staff.example', 'shop.example']);
+      expect(await axe(page)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   test('modules: the webhook saved with a generated write-only secret; a signed test event; a failed delivery retried from the log', async () => {
     const hook = await startReceiver((req, index) => ({
       status: JSON.parse(req.body).type === 'ping' || index > 1 ? 200 : 500,

@@ -44,7 +44,7 @@ function staffDomain() {
     keySelector: 'mail',
     privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   };
-  return { dns, dkim };
+  return { records, dns, dkim };
 }
 
 async function setUp() {
@@ -267,8 +267,8 @@ describe('agents answer by mail (issue 29)', { timeout: 180_000 }, () => {
     expect(reply).toMatchObject({ from_customer: true, message: 'I am the customer, forwarded this.' });
   });
 
-  it('mail.agent_reply_domains: the token alone suffices for an agent on a listed domain', async () => {
-    const { s, smtp, port, ada } = await setUp();
+  it('SPF for the agent’s domain suffices; mail.agent_reply_domains: the token alone suffices on a listed domain', async () => {
+    const { s, smtp, port, ada, domain } = await setUp();
     const t = await createTicket(s, { email: CUSTOMER, subject: 'Broken lid' });
     const n = await notifications(smtp, 0, 3);
     const unsigned = (id: string) =>
@@ -276,6 +276,15 @@ describe('agents answer by mail (issue 29)', { timeout: 180_000 }, () => {
     // Not listed (the default): an unsigned answer is refused.
     expect((await s.call('GET', '/admin?r=mail')).body.mail.agent_reply_domains).toEqual([]);
     expect(await deliver(s, port, unsigned('a'))).toMatchObject({ kind: 'failed' });
+    // Unsigned, but sent from a server staff.example's SPF names (our test client): taken.
+    domain.records.set('TXT staff.example', [['v=spf1 ip4:127.0.0.1 ip6:::1 -all']]);
+    const bySpf = await deliver(s, port, {
+      ...answer(n.ada, 'ada@staff.example', 'Sent by our SPF-listed server.'),
+      messageId: '<spf@staff.example>',
+      envelope: { from: 'ada@staff.example', to: [n.ada.replyTo] },
+    });
+    expect(bySpf).toMatchObject({ kind: 'agent_replied', ticket: t.id, agent: ada.agent.id });
+    domain.records.set('TXT staff.example', [['v=spf1 ip4:192.0.2.25 -all']]);
 
     const bad = await s.call('POST', '/admin?r=mail', {
       json: { from_address: SUPPORT, agent_reply_domains: ['not a domain'] },
@@ -295,6 +304,7 @@ describe('agents answer by mail (issue 29)', { timeout: 180_000 }, () => {
       await deliver(s, port, answer(n.ada, 'mallory@evil.example', 'Me too.', { messageId: '<c@evil.example>' })),
     ).toMatchObject({ kind: 'failed' });
     expect((await staffView(s, t.id)).replies.map((r: { message: string }) => r.message)).toEqual([
+      'Sent by our SPF-listed server.',
       'Sent through our own relay.',
     ]);
   });

@@ -36,6 +36,7 @@ interface Mail {
   };
   inbound: { imap: Imap };
   dkim: { domain_name: string | null; key_selector: string | null; private_key_set: boolean; private_key?: string };
+  agent_reply_domains: string[];
 }
 
 /** POST /admin/mail-test's answer. */
@@ -319,6 +320,17 @@ export function MailSettings() {
                 rows={3}
                 list={m.email_notify.agent_emails}
                 onChange={(v) => set({ ...m, email_notify: { ...m.email_notify, agent_emails: v } })}
+              />
+              <LinesInput
+                id="mail-agent-reply-domains"
+                label={t.replyDomains}
+                hint={t.replyDomainsHint}
+                param="agent_reply_domains"
+                errors={e}
+                lineText={t.line}
+                rows={2}
+                list={m.agent_reply_domains}
+                onChange={(v) => set({ ...m, agent_reply_domains: v })}
               />
             </fieldset>
             <fieldset class="plain">

@@ -31,6 +31,9 @@ const en = {
   agentsOnReply: 'Tell agents when a customer replies',
   agentEmails: 'Agents’ addresses',
   agentEmailsHint: 'One address per line.',
+  replyDomains: 'Domains whose agents may answer by mail without DKIM',
+  replyDomainsHint:
+    'Agents answer a notification by replying to it. Without DKIM or SPF for their domain, only the domains listed here count (one a line); list yours only if no one else can send as your agents.',
   line: 'Line',
   inbound: 'Incoming mail (IMAP)',
   inboundHint:
@@ -99,6 +102,9 @@ const de: Partial<typeof en> = {
   agentsOnReply: 'Agenten informieren, wenn ein Kunde antwortet',
   agentEmails: 'Adressen der Agenten',
   agentEmailsHint: 'Eine Adresse pro Zeile.',
+  replyDomains: 'Domains, deren Agenten ohne DKIM per Mail antworten dürfen',
+  replyDomainsHint:
+    'Agenten antworten auf eine Benachrichtigung per Mail. Ohne DKIM oder SPF ihrer Domain zählen nur die hier genannten Domains (eine pro Zeile); nennen Sie Ihre nur, wenn niemand sonst als Ihre Agenten senden kann.',
   line: 'Zeile',
   inbound: 'Eingehende Mail (IMAP)',
   inboundHint:
