@@ -274,9 +274,63 @@ export class PgTicketStore implements TicketStore, FileStore {
     });
   }
 
-  /** Writes a ticket row as it is (the migration command's way in). */
-  async insertRow(sql: Sql, ticket: StoredTicket) {
-    await this.insert(sql, ticket);
+  /**
+   * Writes many ticket rows as they are, in one statement (the migration command's way in): the rows
+   * travel as one JSON array, each becomes a row of the table's own types (jsonb_populate_record),
+   * and the search document is made from its parts beside it.
+   */
+  async insertRows(sql: Sql, tickets: StoredTicket[]) {
+    if (!tickets.length) return;
+    const rows = tickets.map((t) => {
+      const { parts, ...c } = columns(this.mode, withoutKeys(t));
+      return { ...c, parts };
+    });
+    await sql`
+      INSERT INTO tickets (mode, id, number, data, item, status, category, priority, agent_id, email_lower, tags,
+        search, created_at, first_response_at, last_customer_at, escalated, last_activity_at, waiting_us, due_at,
+        priority_rank, search_doc)
+      SELECT r.mode, r.id, r.number, r.data, r.item, r.status, r.category, r.priority, r.agent_id, r.email_lower,
+        r.tags, r.search, r.created_at, r.first_response_at, r.last_customer_at, r.escalated, r.last_activity_at,
+        r.waiting_us, r.due_at, r.priority_rank,
+        setweight(to_tsvector('simple', e.row->'parts'->>'subject'), 'A')
+          || setweight(to_tsvector('simple', e.row->'parts'->>'who'), 'B')
+          || setweight(to_tsvector('simple', e.row->'parts'->>'text'), 'D')
+      FROM jsonb_array_elements(${this.json(rows)}) WITH ORDINALITY AS e (row, n),
+        LATERAL jsonb_populate_record(NULL::tickets, e.row) AS r
+      ORDER BY e.n`;
+  }
+
+  /**
+   * Stores many Idempotency-Keys at once (the migration command's): of one key named twice, the
+   * newest is kept, as the JSON store's own recall keeps the last one it read.
+   */
+  async insertKeys(sql: Sql, keys: { record: IdempotencyRecord; ticketId: string }[]) {
+    const newest = new Map<string, { record: IdempotencyRecord; ticketId: string }>();
+    for (const k of keys) {
+      const digest = keyDigest(k.record.key);
+      const held = newest.get(digest);
+      if (!held || held.record.at < k.record.at) newest.set(digest, k);
+    }
+    if (!newest.size) return;
+    const list = [...newest];
+    await sql`
+      INSERT INTO idempotency_keys (mode, key, ticket_id, hash, at)
+      SELECT ${this.mode}, k, t, h, a
+      FROM unnest(${list.map(([d]) => d)}::text[], ${list.map(([, k]) => k.ticketId)}::text[],
+        ${list.map(([, k]) => k.record.hash)}::text[], ${list.map(([, k]) => k.record.at)}::text[]) AS x (k, t, h, a)
+      ON CONFLICT (mode, key) DO UPDATE SET ticket_id = EXCLUDED.ticket_id, hash = EXCLUDED.hash, at = EXCLUDED.at
+        WHERE idempotency_keys.at < EXCLUDED.at`;
+  }
+
+  /** Many tickets' attachment bytes in one statement (the migration command's). */
+  async insertManyFiles(sql: Sql, files: { ticketId: string; id: string; data: Uint8Array }[]) {
+    if (!files.length) return;
+    const base64 = (d: Uint8Array) => Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('base64');
+    await sql`
+      INSERT INTO ticket_files (mode, ticket_id, id, data)
+      SELECT ${this.mode}, t, i, decode(d, 'base64')
+      FROM unnest(${files.map((f) => f.ticketId)}::text[], ${files.map((f) => f.id)}::text[],
+        ${files.map((f) => base64(f.data))}::text[]) AS x (t, i, d)`;
   }
 
   /** The INSERT of a ticket's row, answering the row's version. */
