@@ -48,7 +48,7 @@ describe('ticketing migrate --to, streamed', () => {
         author: r % 2 ? null : 'Grace',
         created_at: at,
         attachments: [],
-        ...(r === 2 ? { internal: true } : {}),
+        ...(r === 2 ? { internal: true, ...(i % 10 === 4 ? { mentions: ['agt_grace'] } : {}) } : {}),
       }));
       const ticket = {
         id,
@@ -69,6 +69,7 @@ describe('ticketing migrate --to, streamed', () => {
         replies,
         attachments: [],
         due_at: null,
+        ...(i % 3 === 1 && i % 7 === 0 ? { snoozed_until: '2099-01-01T00:00:00.000Z' } : {}),
         closed_at: i % 3 === 2 ? at : null,
         created_at: at,
         updated_at: at,
@@ -115,6 +116,16 @@ describe('ticketing migrate --to, streamed', () => {
     const [kept] = await sql<{ entry: unknown }[]>`
       SELECT entry FROM logs WHERE log = 'audit' AND entry->>'id' = ${`aud_${String(77).padStart(20, '0')}`}`;
     expect(kept!.entry).toEqual(JSON.parse(line(77)));
+    // The views' own columns (schema 10) are filled as the server fills them: snoozes and mentions.
+    const [views] = await sql<{ snoozed: number; mentioned: number }[]>`
+      SELECT count(*) FILTER (WHERE snoozed_until IS NOT NULL)::int AS snoozed,
+        count(*) FILTER (WHERE mentions @> ARRAY['agt_grace'])::int AS mentioned FROM tickets`;
+    const seededWhere = (test: (i: number) => boolean) =>
+      Array.from({ length: SEEDED }, (_, i) => i).filter(test).length;
+    expect(views).toEqual({
+      snoozed: seededWhere((i) => i % 3 === 1 && i % 7 === 0),
+      mentioned: seededWhere((i) => i % 10 === 4),
+    });
 
     // A server on the database: the counts add up and numbers go on after the deleted ticket's.
     const server = await startServer({ databaseUrl: db.url, keys: source.keys });

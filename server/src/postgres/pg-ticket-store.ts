@@ -288,10 +288,10 @@ export class PgTicketStore implements TicketStore, FileStore {
     await sql`
       INSERT INTO tickets (mode, id, number, data, item, status, category, priority, agent_id, email_lower, tags,
         search, created_at, first_response_at, last_customer_at, escalated, last_activity_at, waiting_us, due_at,
-        priority_rank, search_doc)
+        snoozed_until, mentions, priority_rank, search_doc)
       SELECT r.mode, r.id, r.number, r.data, r.item, r.status, r.category, r.priority, r.agent_id, r.email_lower,
         r.tags, r.search, r.created_at, r.first_response_at, r.last_customer_at, r.escalated, r.last_activity_at,
-        r.waiting_us, r.due_at, r.priority_rank,
+        r.waiting_us, r.due_at, r.snoozed_until, r.mentions, r.priority_rank,
         setweight(to_tsvector('simple', e.row->'parts'->>'subject'), 'A')
           || setweight(to_tsvector('simple', e.row->'parts'->>'who'), 'B')
           || setweight(to_tsvector('simple', e.row->'parts'->>'text'), 'D')
