@@ -44,6 +44,7 @@ import { Arrivals } from './shutdown/arrivals.js';
 import { webhookListener, webhookSender } from './webhooks/deliver.js';
 import { LogRetention } from './retention/log-retention.js';
 import { consoleAddress } from './startup/console-address.js';
+import { startLines, type Say } from './startup/start-lines.js';
 
 /** The first keys of a fresh data directory, in full (they exist in full only now), and its admin agent. */
 export interface FirstKeys {
@@ -73,7 +74,10 @@ export interface BootExtension {
 export interface BootOptions {
   logger?: Logger;
   clock?: () => Date;
-  /** Where the human-readable lines go (the URL, first keys). */
+  /**
+   * Where the human-readable lines go (the URL, first keys), as they are. By default standard output:
+   * at a terminal as they are, elsewhere as JSON log lines (startup/start-lines.ts).
+   */
   print?: (line: string) => void;
   extension?: BootExtension;
   /**
@@ -114,12 +118,17 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
   // The log is written once per turn of the event loop, not per line (startup/batched-stdout.ts): the
   // access log writes a line for every request. What is printed goes after the lines logged before it.
   const stdout = options.logger ? undefined : batchedStdout();
-  const print =
+  const terminal = options.terminal ?? Boolean(process.stdout.isTTY);
+  const print = startLines(
     options.print ??
-    ((line) => {
-      stdout?.flush();
-      process.stdout.write(`${line}\n`);
-    });
+      (terminal
+        ? (line) => {
+            stdout?.flush();
+            process.stdout.write(`${line}\n`);
+          }
+        : undefined),
+    stdout ?? process.stdout,
+  );
   const logger = options.logger ?? pino({ level: config.logLevel, base: undefined }, stdout!);
   const clock = options.clock ?? (() => new Date());
   checkKeys(config);
@@ -133,7 +142,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
       : await openFileStores(dataDir, config.envKeys, clock, logger);
     const firstKeys = await firstStart(stores, dataDir, config.sessions.adminEmail, {
       print: options.extension?.printsFirstKeys === false ? undefined : print,
-      terminal: options.terminal ?? Boolean(process.stdout.isTTY),
+      terminal,
     });
     const extension = await options.extension?.setUp({
       configStore: stores.configStore,
@@ -179,8 +188,10 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     scheduler.start(config.schedulerMs);
     void deps.outbox.process(); // what was pending before a restart goes out now
     await extension?.started?.(url, print);
-    print(`support console: ${consoleAddress(url, config.publicUrl)}`);
-    print(`listening on ${url}`);
+    const consoleUrl = consoleAddress(url, config.publicUrl);
+    print(`support console: ${consoleUrl}`, { console_url: consoleUrl });
+    // The line every harness waits for (API.md); as JSON its msg reads the same, and `url` carries the address.
+    print(`listening on ${url}`, { url, console_url: consoleUrl });
     const close = closer({
       directory,
       server,
@@ -206,7 +217,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
 }
 
 /** Takes the data directory (its lock and write gate) and brings its format up to date. */
-async function openDataDir(dataDir: string, print: (line: string) => void) {
+async function openDataDir(dataDir: string, print: Say) {
   await makeDir(dataDir);
   const lock = acquireLock(dataDir);
   openGate(dataDir);
@@ -417,7 +428,7 @@ async function firstStart(
   { configStore, keys }: Pick<Stores, 'configStore' | 'keys'>,
   dataDir: string,
   adminEmail: string,
-  show: { print: ((line: string) => void) | undefined; terminal: boolean },
+  show: { print: Say | undefined; terminal: boolean },
 ): Promise<FirstKeys | undefined> {
   if (!configStore.created || (await keys.list()).length) {
     // Keys made with the CLI before the first start (docs/deploy.md) leave a directory without an
@@ -430,16 +441,24 @@ async function firstStart(
   await keys.add(pk.stored, sk.stored);
   const { print } = show;
   if (print) {
-    print('Created your first API keys. The secret key is shown once and stored only as a hash.');
-    print(`  public key (widget, customers): ${pk.key}`);
+    const said = [
+      'Created your first API keys. The secret key is shown once and stored only as a hash.',
+      `  public key (widget, customers): ${pk.key}`,
+    ];
     if (show.terminal) {
-      print(`  secret key (support, /admin):   ${sk.key}`);
+      print([...said, `  secret key (support, /admin):   ${sk.key}`]);
     } else {
       const path = firstSecretKeyPath(dataDir);
       await makeDir(dataDir);
       await writeFileDurable(path, `${sk.key}\n`);
-      print(`  secret key (support, /admin):   in ${path} (readable only by this user;`);
-      print('    standard output is not a terminal, so it is not printed). Keep it safe, then delete the file.');
+      print(
+        [
+          ...said,
+          `  secret key (support, /admin):   in ${path} (readable only by this user;`,
+          '    standard output is not a terminal, so it is not printed). Keep it safe, then delete the file.',
+        ],
+        { public_key: pk.key, secret_key_file: path },
+      );
     }
   }
   const admin = await firstAdmin(configStore, dataDir, adminEmail, show);
@@ -451,21 +470,26 @@ async function firstAdmin(
   configStore: ConfigStore,
   dataDir: string,
   adminEmail: string,
-  show: { print: ((line: string) => void) | undefined; terminal: boolean },
+  show: { print: Say | undefined; terminal: boolean },
 ) {
   const { print } = show;
   const made = await createFirstAdmin(configStore, adminEmail, new Date());
   const admin = made && { id: made.agent.id, email: made.agent.email, password: made.password };
   if (print && admin) {
-    print('Created the admin agent for the support console (/console/). The password works once: choose');
-    print('your own at the first sign-in (a new one: ticketing agents reset-password <email>).');
-    print(`  email:    ${admin.email}`);
+    const said = [
+      'Created the admin agent for the support console (/console/). The password works once: choose',
+      'your own at the first sign-in (a new one: ticketing agents reset-password <email>).',
+      `  email:    ${admin.email}`,
+    ];
     if (show.terminal) {
-      print(`  password: ${admin.password}`);
+      print([...said, `  password: ${admin.password}`]);
     } else {
       const path = firstAdminPasswordPath(dataDir);
       await writeFileDurable(path, `email: ${admin.email}\npassword: ${admin.password}\n`);
-      print(`  password: in ${path} (readable only by this user; removed once you choose your own).`);
+      print([...said, `  password: in ${path} (readable only by this user; removed once you choose your own).`], {
+        email: admin.email,
+        password_file: path,
+      });
     }
   }
   return admin;

@@ -106,7 +106,7 @@ export async function startChild(
       fail(new Error(`no "listening on" within ${timeoutMs} ms:\n${child.output()}`));
     }, timeoutMs);
     const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(child.output());
+      const m = /listening on (http:\/\/[^\s"]+)/.exec(child.output()); // the JSON line or the plain one
       if (m) {
         clearTimeout(timer);
         ok(m[1]!);
