@@ -127,10 +127,15 @@ interface Walk {
   named?: string;
 }
 
+// A Content-Type whose parameters follow the type without their ";" ("TEXT/PLAIN charset=US-ASCII", a
+// 2002 bulk mailer in the SpamAssassin corpus): mailparser took "text/plain charset=us-ascii" for a
+// type of its own, and the mail's whole text became a nameless file. The ";" is put back.
+const NO_SEMICOLON = /^(content-type:[ \t]*[\w.+-]+\/[\w.+-]+)[ \t]+(?=[\w-]+[ \t]*=)/im;
+
 function fixEntity(entity: string, depth: number, walk: Walk): string {
   const gap = /^\r?\n/.exec(entity) ?? /\r?\n\r?\n/.exec(entity);
   if (!gap) return utf8Header(entity, walk.hint);
-  let header = entity.slice(0, gap.index);
+  let header = entity.slice(0, gap.index).replace(NO_SEMICOLON, '$1; ');
   const body = entity.slice(gap.index + gap[0].length);
   const newline = gap[0].startsWith('\r') ? '\r\n' : '\n';
   const unfolded = header.replace(/\r?\n[ \t]+/g, ' ');

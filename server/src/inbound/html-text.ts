@@ -89,8 +89,23 @@ const image: FormatCallback = (elem, _walk, builder) => {
   if (alt) builder.addInline(`[${alt}]`);
 };
 
-/** An HTML mail's text as a reader sees it rendered: a space only where the HTML shows one. */
+/**
+ * An HTML mail's text as a reader sees it rendered: a space only where the HTML shows one. Text after
+ * </html> is shown by a browser too (a mailing list's footer appended to an HTML mail, the SpamAssassin
+ * corpus) and html-to-text, reading the body only, dropped it: it is kept, unless it is a list's binary
+ * junk (bytes no charset decodes: the text would hold U+FFFD).
+ */
 export function htmlText(html: string): string {
+  const end = html.toLowerCase().lastIndexOf('</html');
+  const close = end < 0 ? -1 : html.indexOf('>', end);
+  if (close < 0) return bodyText(html);
+  const after = html.slice(close + 1);
+  const trailer = after.includes('\uFFFD') ? '' : bodyText(after).trim();
+  const text = bodyText(html.slice(0, end));
+  return trailer ? `${text}\n\n${trailer}` : text;
+}
+
+function bodyText(html: string): string {
   const text = convert(html, {
     wordwrap: false,
     limits: { maxInputLength: HTML_MAX, maxDepth: HTML_MAX_DEPTH },

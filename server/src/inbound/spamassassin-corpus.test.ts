@@ -223,6 +223,33 @@ const CASES: [id: string, what: string, expected: Expected][] = [
       contains: ['(no text)', '[Not attached: Brand New Premium.htm (.htm files are not accepted'],
     },
   ],
+  [
+    'spam-2/00204',
+    'a bulk mailer\'s "TEXT/PLAIN charset=US-ASCII" without its ";", the whole text in it',
+    {
+      subject: '[Avfs] Romanian Software Production & Export',
+      name: 'iqsoftware',
+      email: 'iqsoftware@export2000.ro',
+      // The text, not a nameless file: every word from the first line to the last.
+      contains: [
+        'Attn: Marketing Department',
+        'We would like to offer you for consideration our brief presentation.',
+        'BRIEF EXPORT PROPOSAL',
+        'I.Q. Software Staff',
+      ],
+    },
+  ],
+  [
+    'spam-1/00244',
+    'HTML with an empty body and a mailing list footer after </html>, windows-1254 8-bit name',
+    {
+      subject: '[WM] GREEN CARD CEKİLİSİ  KACIRMAYIN',
+      name: 'GREENCARD TÜRKİYE SERVİSİ',
+      email: 'mailservis@ttnet.net.tr',
+      // A browser shows the text after </html>: so does the ticket.
+      contains: ['This sf.net email is sponsored by: OSDN', 'webmake-talk mailing list'],
+    },
+  ],
 ];
 
 /** UTF-8 read as Latin-1, the sign of a label taken at its word. */
