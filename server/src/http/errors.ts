@@ -4,7 +4,7 @@ import { ZodError } from 'zod';
 import { localizeError } from '../i18n/error-messages.js';
 import { negotiate } from '../i18n/locales.js';
 import { MODULE_FEATURES, type ModuleName, type Reply, type RequestActor } from '../model/index.js';
-import { conflictingWrite, unavailableStore } from '../store/unavailable.js';
+import { conflictingWrite, statementTimedOut, unavailableStore } from '../store/unavailable.js';
 
 export interface ErrorDetail {
   param: string;
@@ -120,6 +120,11 @@ function toApiError(err: unknown): ApiError | undefined {
       headers: { 'Retry-After': '5' },
     });
   }
+  if (statementTimedOut(err)) {
+    return new ApiError(503, 'unavailable', 'The database took too long to answer. Try again shortly.', {
+      headers: { 'Retry-After': '5' },
+    });
+  }
   // Not retried here: a handler's work is not only its statements (postgres/migrations.ts, schema 8).
   if (conflictingWrite(err)) {
     return new ApiError(503, 'unavailable', 'The change crossed another one at the same time. Try again.', {
@@ -156,6 +161,9 @@ export function renderError(ctx: Context, err: unknown, logger: Logger): void {
   if (!api) {
     logger.error({ reqId: ctx.state.requestId, err }, 'unexpected error');
     api = new ApiError(500, 'internal_error', 'Something went wrong on our side.');
+  } else if (statementTimedOut(err)) {
+    // A slow statement, not a broken server: one warning per request, no stack.
+    logger.warn({ reqId: ctx.state.requestId, code: api.code, method: ctx.method, path: ctx.path }, api.message);
   } else if (api.status >= 500 && unavailableStore(err) !== 'database') {
     // (A lost database is logged once by the Database when it goes and once when it is back.)
     logger.error({ reqId: ctx.state.requestId, code: api.code, err }, api.message);

@@ -29,14 +29,17 @@ const search = route({
     'Tickets of any status and view. A number (`1042`, `#1042`) or an id names one ticket exactly, which ' +
     'comes first; otherwise every word must match the beginning of a word of the ticket (`dish` finds ' +
     '"dishwasher"), and tickets where it is in the subject rank above those with it in a message; then ' +
-    'newest first. Internal notes are searched too: only secret keys and agents may search.',
+    'newest first. Internal notes are searched too: only secret keys and agents may search. On PostgreSQL a ' +
+    'query of common words only looks at the newest 5,000 tickets and ranks at most 500 matches: then ' +
+    '`total_capped` is true and `total` a lower bound (a rarer word, an email or a number reaches older tickets).',
   query: SearchQuery,
   responses: { 200: { description: 'A page of matching tickets, best first', schema: SearchResultsSchema } },
   async handler({ actor, query }, deps) {
     const offset = offsetOf(query.cursor);
-    const { items, total } = await deps.tickets[actor.mode].search(query.q, query.limit, offset);
+    const { items, total, capped } = await deps.tickets[actor.mode].search(query.q, query.limit, offset);
     const next = offset + items.length;
-    return { body: { data: items, total, next_cursor: items.length && next < total ? cursorOf(next) : null } };
+    const next_cursor = items.length && next < total ? cursorOf(next) : null;
+    return { body: { data: items, total, ...(capped ? { total_capped: true as const } : {}), next_cursor } };
   },
 });
 

@@ -20,7 +20,11 @@ export const SearchQuery = z.object({
 export const SearchResultsSchema = z
   .strictObject({
     data: z.array(TicketListItemSchema),
-    total: z.number().int().min(0).describe('how many tickets match in all'),
+    total: z.number().int().min(0).describe('how many tickets match in all (with `total_capped`: at least)'),
+    total_capped: z
+      .literal(true)
+      .optional()
+      .describe('present when only the newest matches were ranked and counted: `total` is a lower bound'),
     next_cursor: z.string().nullable().describe('for the next page; null on the last'),
   })
   .meta({ id: 'SearchResults' });

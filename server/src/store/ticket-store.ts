@@ -160,9 +160,10 @@ export interface TicketStore {
   list(filter: ListFilter, limit: number, offset: number, context?: ListContext): Promise<ListPage>;
   /**
    * Tickets of any status whose number, id, customer email or name, subject, message, reply or note,
-   * or tag matches `query` (/v1/search): best first, then newest first.
+   * or tag matches `query` (/v1/search): best first, then newest first. `capped`: only the newest
+   * matches were ranked and counted, `total` is a lower bound (PostgreSQL, a common query).
    */
-  search(query: string, limit: number, offset: number): Promise<ListPage>;
+  search(query: string, limit: number, offset: number): Promise<ListPage & { capped?: boolean }>;
   /** How many tickets match `filter` (`{}`: all of them). */
   count(filter: ListFilter, context?: ListContext): Promise<number>;
   /** Tickets per inbox view and per status, each as list() would total it. */

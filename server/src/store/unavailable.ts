@@ -58,3 +58,10 @@ export const conflictingWrite = (err: unknown) => {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '40P01' || code === '40001';
 };
+
+/**
+ * A statement ran longer than `statement_timeout` (or was cancelled): 57014. The database is there and
+ * answers, so it is not an outage (postgres/database.ts must not take the database for gone); this one
+ * request answers 503 and the next one may be fine.
+ */
+export const statementTimedOut = (err: unknown) => (err as { code?: unknown } | null)?.code === '57014';
