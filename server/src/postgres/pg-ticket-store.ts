@@ -624,7 +624,8 @@ export class PgTicketStore implements TicketStore, FileStore {
     const open = Object.keys(await this.perStatus()).filter((s) => !closedStatuses.has(s));
     const sql = await this.db.q();
     const days = question.bounds.length - 1;
-    const ms = (iso: postgres.PendingQuery<postgres.Row[]>) => sql`(extract(epoch FROM (${iso})::timestamptz) * 1000)`;
+    // Milliseconds as float8, as JavaScript holds them: a deadline's sum and its comparison round alike.
+    const ms = (at: postgres.PendingQuery<postgres.Row[]>) => sql`(extract(epoch FROM ${at}) * 1000)::float8`;
     const filters = [
       question.category === undefined ? sql`` : sql`AND category = ${question.category}`,
       question.agent === undefined
@@ -639,8 +640,13 @@ export class PgTicketStore implements TicketStore, FileStore {
       ${filters[0]!} ${filters[1]!} ${filters[2]!}`;
     const bounds = sql`${question.bounds}::timestamptz[]`;
     const sla = question.sla;
-    const late = (minutes: Record<string, number> | undefined, done: postgres.PendingQuery<postgres.Row[]>) =>
-      sql`(${done} > created + (${this.json(minutes ?? {})}::jsonb ->> priority)::numeric * 60000)`;
+    // A priority without minutes has no deadline (NULL): never late, as a NaN deadline is in buildReport.
+    const late = (minutes: Record<string, number> | undefined, done: postgres.PendingQuery<postgres.Row[]>) => {
+      const entries = Object.entries(minutes ?? {});
+      if (!entries.length) return sql`NULL::boolean`;
+      const cases = entries.reduce((all, [p, m]) => sql`${all} WHEN ${p} THEN ${m}::float8 * 60000`, sql``);
+      return sql`(${done} > created + CASE priority ${cases} END)`;
+    };
     const ranks = (value: string, when: string) => sql`
       count(*) FILTER (WHERE ${sql.unsafe(when)} AND ${sql.unsafe(value)} IS NOT NULL)::int AS ${sql(`${value}_n`)},
       (percentile_disc(0.5) WITHIN GROUP (ORDER BY ${sql.unsafe(value)}) FILTER (WHERE ${sql.unsafe(when)}))::float8 AS ${sql(`${value}_low`)},
@@ -659,19 +665,24 @@ export class PgTicketStore implements TicketStore, FileStore {
           width_bucket(closed_tz, ${bounds}) AS closed_day,
           rated_tz >= (${bounds})[1] AND rated_tz < (${bounds})[${days + 1}] AS rated_in
         FROM (
-          SELECT status, priority, created_at::timestamptz AS created_tz, (item->>'closed_at')::timestamptz AS closed_tz,
-            (item->'rating'->>'rated_at')::timestamptz AS rated_tz, (item->'rating'->>'score')::int AS score,
-            ${ms(sql`created_at`)} AS created, ${ms(sql`item->>'closed_at'`)} AS closed,
-            ${ms(sql`first_response_at`)} AS responded
-          FROM tickets WHERE ${matching}
+          SELECT status, priority, created_tz, closed_tz, rated_tz, score,
+            ${ms(sql`created_tz`)} AS created, ${ms(sql`closed_tz`)} AS closed, ${ms(sql`responded_tz`)} AS responded
+          FROM (
+            -- The list view is read once per row (each item->… would unpack the stored jsonb again).
+            SELECT status, priority, created_at::timestamptz AS created_tz, first_response_at::timestamptz AS responded_tz,
+              j.closed_at::timestamptz AS closed_tz, (j.rating->>'rated_at')::timestamptz AS rated_tz,
+              (j.rating->>'score')::int AS score
+            FROM tickets, LATERAL jsonb_to_record(item) AS j (closed_at text, rating jsonb)
+            WHERE ${matching}
+          ) p
         ) r
       ), d AS (
         SELECT *, created_day BETWEEN 1 AND ${days} AS created_in, closed_day BETWEEN 1 AND ${days} AS closed_in,
           -- greatest() passes over a NULL: a ticket without the time has no span.
           CASE WHEN responded IS NOT NULL THEN greatest(0, responded - created) END AS first_response,
           CASE WHEN closed IS NOT NULL THEN greatest(0, closed - created) END AS resolution,
-          ${late(sla?.first_response_minutes, sql`coalesce(responded, closed, ${ms(sql`${question.now}`)})`)} AS first_late,
-          ${late(sla?.resolution_minutes, sql`coalesce(closed, ${ms(sql`${question.now}`)})`)} AS resolve_late
+          ${late(sla?.first_response_minutes, sql`coalesce(responded, closed, ${ms(sql`${question.now}::timestamptz`)})`)} AS first_late,
+          ${late(sla?.resolution_minutes, sql`coalesce(closed, ${ms(sql`${question.now}::timestamptz`)})`)} AS resolve_late
         FROM t
       )
       SELECT
@@ -742,13 +753,17 @@ export class PgTicketStore implements TicketStore, FileStore {
       const rows = await sql<
         { ticket_id: string; subject: string; score: number; comment: string; rated_at: string }[]
       >`
-        SELECT id AS ticket_id, item->>'subject' AS subject, (item->'rating'->>'score')::int AS score,
-          item->'rating'->>'comment' AS comment, item->'rating'->>'rated_at' AS rated_at
-        FROM tickets
-        WHERE ${matching} AND item->'rating'->>'comment' IS NOT NULL
-          AND (item->'rating'->>'rated_at')::timestamptz >= ${first}::timestamptz
-          AND (item->'rating'->>'rated_at')::timestamptz < ${end}::timestamptz
-        ORDER BY (item->'rating'->>'rated_at') COLLATE "C" DESC, id
+        SELECT ticket_id, subject, (rating->>'score')::int AS score, rating->>'comment' AS comment,
+          rating->>'rated_at' AS rated_at
+        FROM (
+          SELECT id AS ticket_id, j.subject, j.rating FROM tickets,
+            LATERAL jsonb_to_record(item) AS j (subject text, rating jsonb)
+          WHERE ${matching}
+        ) r
+        WHERE rating->>'comment' IS NOT NULL
+          AND (rating->>'rated_at')::timestamptz >= ${first}::timestamptz
+          AND (rating->>'rated_at')::timestamptz < ${end}::timestamptz
+        ORDER BY (rating->>'rated_at') COLLATE "C" DESC, ticket_id
         LIMIT ${page} OFFSET ${offset}`;
       for (const c of rows) {
         const comment = c.comment.trim();
