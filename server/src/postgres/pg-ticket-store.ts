@@ -647,17 +647,21 @@ export class PgTicketStore implements TicketStore, FileStore {
       const cases = entries.reduce((all, [p, m]) => sql`${all} WHEN ${p} THEN ${m}::float8 * 60000`, sql``);
       return sql`(${done} > created + CASE priority ${cases} END)`;
     };
+    // One sort per duration: the sorted values, then the ranks buildReport reads (0.9 n rounded up as a
+    // float8 product, as JavaScript computes it). Empty: NULL.
     const ranks = (value: string, when: string) => sql`
-      count(*) FILTER (WHERE ${sql.unsafe(when)} AND ${sql.unsafe(value)} IS NOT NULL)::int AS ${sql(`${value}_n`)},
-      (percentile_disc(0.5) WITHIN GROUP (ORDER BY ${sql.unsafe(value)}) FILTER (WHERE ${sql.unsafe(when)}))::float8 AS ${sql(`${value}_low`)},
-      (percentile_disc(0.5) WITHIN GROUP (ORDER BY ${sql.unsafe(value)} DESC) FILTER (WHERE ${sql.unsafe(when)}))::float8 AS ${sql(`${value}_high`)},
-      (percentile_disc(0.9) WITHIN GROUP (ORDER BY ${sql.unsafe(value)}) FILTER (WHERE ${sql.unsafe(when)}))::float8 AS ${sql(`${value}_p90`)}`;
+      (SELECT ARRAY[n, a[ceil(n / 2.0)::int], a[n - ceil(n / 2.0)::int + 1], a[ceil(0.9::float8 * n)::int]]
+        FROM (SELECT a, cardinality(a) AS n FROM (
+          SELECT array_agg(${sql.unsafe(value)} ORDER BY ${sql.unsafe(value)}) AS a FROM d
+          WHERE ${sql.unsafe(when)} AND ${sql.unsafe(value)} IS NOT NULL) x) y) AS ${sql(value)}`;
     const [row] = await sql<
       ({
         opened: [number, number][] | null;
         closed: [number, number][] | null;
         backlog: Record<string, number> | null;
-      } & Record<string, number | null>)[]
+        first_response: number[] | null;
+        resolution: number[] | null;
+      } & Record<string, number>)[]
     >`
       WITH t AS MATERIALIZED (
         SELECT status, priority, created, closed, responded, score,
@@ -711,17 +715,17 @@ export class PgTicketStore implements TicketStore, FileStore {
       for (const [day, n] of pairs ?? []) out[day - 1] = n;
       return out;
     };
-    const figure = (name: string): DurationRanks => ({
-      count: r[`${name}_n`] ?? 0,
-      low: r[`${name}_low`] ?? null,
-      high: r[`${name}_high`] ?? null,
-      p90: r[`${name}_p90`] ?? null,
+    const figure = (ranked: number[] | null): DurationRanks => ({
+      count: ranked?.[0] ?? 0,
+      low: ranked?.[1] ?? null,
+      high: ranked?.[2] ?? null,
+      p90: ranked?.[3] ?? null,
     });
     return {
       opened: perDay(r.opened),
       closed: perDay(r.closed),
-      firstResponse: figure('first_response'),
-      resolution: figure('resolution'),
+      firstResponse: figure(r.first_response),
+      resolution: figure(r.resolution),
       breaches: sla
         ? {
             tickets: r.sla_tickets!,
