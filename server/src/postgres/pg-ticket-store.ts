@@ -23,6 +23,7 @@ import {
   withNumber,
 } from '../store/ticket-store.js';
 import type { Counts, ListSort, TicketListItem } from '../model/index.js';
+import type { DurationRanks, ReportQuestion, ReportSums } from '../store/report-sums.js';
 import { afterCommit, currentUnit } from '../store/unit-of-work.js';
 import { CoalescedReads } from './coalesced-reads.js';
 import type { Database, Sql } from './database.js';
@@ -736,6 +737,172 @@ export class PgTicketStore implements TicketStore, FileStore {
       sql`last_activity_at >= ${active.since} AND NOT (status = ANY(${open}::text[]))`,
       'last_activity_at',
     );
+  }
+
+  /**
+   * A report's sums in one statement over the rows a scan with `question.active` gives (the statuses
+   * not closed, and the closed tickets active since the period began), instead of those rows' list
+   * views read into Node: the period's days are given as their bounds (the local midnights, from
+   * luxon), times are compared as instants in milliseconds, and a duration's figure is taken from the
+   * values at its nearest ranks, as buildReport takes them (reports/report.ts).
+   */
+  async reportSums(question: ReportQuestion): Promise<ReportSums> {
+    const closedStatuses = new Set(question.active.closed);
+    const open = Object.keys(await this.perStatus()).filter((s) => !closedStatuses.has(s));
+    const sql = await this.db.q();
+    const days = question.bounds.length - 1;
+    // Milliseconds as float8, as JavaScript holds them: a deadline's sum and its comparison round alike.
+    const ms = (at: postgres.PendingQuery<postgres.Row[]>) => sql`(extract(epoch FROM ${at}) * 1000)::float8`;
+    const filters = [
+      question.category === undefined ? sql`` : sql`AND category = ${question.category}`,
+      question.agent === undefined
+        ? sql``
+        : question.agent === null
+          ? sql`AND agent_id IS NULL`
+          : sql`AND agent_id = ${question.agent}`,
+      question.tag === undefined ? sql`` : sql`AND ${question.tag} = ANY(tags)`,
+    ];
+    const matching = sql`mode = ${this.mode}
+      AND (status = ANY(${open}::text[]) OR (last_activity_at >= ${question.active.since} AND NOT status = ANY(${open}::text[])))
+      ${filters[0]!} ${filters[1]!} ${filters[2]!}`;
+    const bounds = sql`${question.bounds}::timestamptz[]`;
+    const sla = question.sla;
+    // A priority without minutes has no deadline (NULL): never late, as a NaN deadline is in buildReport.
+    const late = (minutes: Record<string, number> | undefined, done: postgres.PendingQuery<postgres.Row[]>) => {
+      const entries = Object.entries(minutes ?? {});
+      if (!entries.length) return sql`NULL::boolean`;
+      const cases = entries.reduce((all, [p, m]) => sql`${all} WHEN ${p} THEN ${m}::float8 * 60000`, sql``);
+      return sql`(${done} > created + CASE priority ${cases} END)`;
+    };
+    // One sort per duration: the sorted values, then the ranks buildReport reads (0.9 n rounded up as a
+    // float8 product, as JavaScript computes it). Empty: NULL.
+    const ranks = (value: string, when: string) => sql`
+      (SELECT ARRAY[n, a[ceil(n / 2.0)::int], a[n - ceil(n / 2.0)::int + 1], a[ceil(0.9::float8 * n)::int]]
+        FROM (SELECT a, cardinality(a) AS n FROM (
+          SELECT array_agg(${sql.unsafe(value)} ORDER BY ${sql.unsafe(value)}) AS a FROM d
+          WHERE ${sql.unsafe(when)} AND ${sql.unsafe(value)} IS NOT NULL) x) y) AS ${sql(value)}`;
+    const [row] = await sql<
+      ({
+        opened: [number, number][] | null;
+        closed: [number, number][] | null;
+        backlog: Record<string, number> | null;
+        first_response: number[] | null;
+        resolution: number[] | null;
+      } & Record<string, number>)[]
+    >`
+      WITH t AS MATERIALIZED (
+        SELECT status, priority, created, closed, responded, score,
+          width_bucket(created_tz, ${bounds}) AS created_day,
+          width_bucket(closed_tz, ${bounds}) AS closed_day,
+          rated_tz >= (${bounds})[1] AND rated_tz < (${bounds})[${days + 1}] AS rated_in
+        FROM (
+          SELECT status, priority, created_tz, closed_tz, rated_tz, score,
+            ${ms(sql`created_tz`)} AS created, ${ms(sql`closed_tz`)} AS closed, ${ms(sql`responded_tz`)} AS responded
+          FROM (
+            -- The list view is read once per row (each item->… would unpack the stored jsonb again).
+            SELECT status, priority, created_at::timestamptz AS created_tz, first_response_at::timestamptz AS responded_tz,
+              j.closed_at::timestamptz AS closed_tz, (j.rating->>'rated_at')::timestamptz AS rated_tz,
+              (j.rating->>'score')::int AS score
+            FROM tickets, LATERAL jsonb_to_record(item) AS j (closed_at text, rating jsonb)
+            WHERE ${matching}
+          ) p
+        ) r
+      ), d AS (
+        SELECT *, created_day BETWEEN 1 AND ${days} AS created_in, closed_day BETWEEN 1 AND ${days} AS closed_in,
+          -- greatest() passes over a NULL: a ticket without the time has no span.
+          CASE WHEN responded IS NOT NULL THEN greatest(0, responded - created) END AS first_response,
+          CASE WHEN closed IS NOT NULL THEN greatest(0, closed - created) END AS resolution,
+          ${late(sla?.first_response_minutes, sql`coalesce(responded, closed, ${ms(sql`${question.now}::timestamptz`)})`)} AS first_late,
+          ${late(sla?.resolution_minutes, sql`coalesce(closed, ${ms(sql`${question.now}::timestamptz`)})`)} AS resolve_late
+        FROM t
+      )
+      SELECT
+        (SELECT json_agg(json_build_array(created_day, n)) FROM (
+          SELECT created_day, count(*)::int AS n FROM d WHERE created_in GROUP BY created_day) x) AS opened,
+        (SELECT json_agg(json_build_array(closed_day, n)) FROM (
+          SELECT closed_day, count(*)::int AS n FROM d WHERE closed_in GROUP BY closed_day) x) AS closed,
+        (SELECT json_object_agg(status, n) FROM (
+          SELECT status, count(*)::int AS n FROM d WHERE NOT status = ANY(${question.active.closed}::text[])
+          GROUP BY status) x) AS backlog,
+        ${ranks('first_response', 'created_in')},
+        ${ranks('resolution', 'closed_in')},
+        count(*) FILTER (WHERE created_in)::int AS sla_tickets,
+        count(*) FILTER (WHERE created_in AND first_late)::int AS sla_first,
+        count(*) FILTER (WHERE created_in AND resolve_late)::int AS sla_resolve,
+        count(*) FILTER (WHERE created_in AND (first_late OR resolve_late))::int AS sla_breached,
+        count(*) FILTER (WHERE rated_in AND score = 1)::int AS score_1,
+        count(*) FILTER (WHERE rated_in AND score = 2)::int AS score_2,
+        count(*) FILTER (WHERE rated_in AND score = 3)::int AS score_3,
+        count(*) FILTER (WHERE rated_in AND score = 4)::int AS score_4,
+        count(*) FILTER (WHERE rated_in AND score = 5)::int AS score_5
+      FROM d`;
+    const r = row!;
+    const perDay = (pairs: [number, number][] | null) => {
+      const out = new Array<number>(days).fill(0);
+      for (const [day, n] of pairs ?? []) out[day - 1] = n;
+      return out;
+    };
+    const figure = (ranked: number[] | null): DurationRanks => ({
+      count: ranked?.[0] ?? 0,
+      low: ranked?.[1] ?? null,
+      high: ranked?.[2] ?? null,
+      p90: ranked?.[3] ?? null,
+    });
+    return {
+      opened: perDay(r.opened),
+      closed: perDay(r.closed),
+      firstResponse: figure(r.first_response),
+      resolution: figure(r.resolution),
+      breaches: sla
+        ? {
+            tickets: r.sla_tickets!,
+            first_response_breaches: r.sla_first!,
+            resolution_breaches: r.sla_resolve!,
+            breached_tickets: r.sla_breached!,
+          }
+        : { tickets: 0, first_response_breaches: 0, resolution_breaches: 0, breached_tickets: 0 },
+      scores: [r.score_1!, r.score_2!, r.score_3!, r.score_4!, r.score_5!],
+      comments: await this.reportComments(question, matching),
+      backlog: r.backlog ?? {},
+    };
+  }
+
+  /**
+   * The newest rating comments of the period that are not blank (as JavaScript's trim() sees blank),
+   * newest first by rated_at as text (as buildReport sorts them), a page at a time until enough.
+   */
+  private async reportComments(
+    question: ReportQuestion,
+    matching: postgres.PendingQuery<postgres.Row[]>,
+  ): Promise<ReportSums['comments']> {
+    const sql = await this.db.q();
+    const first = question.bounds[0]!;
+    const end = question.bounds.at(-1)!;
+    const out: ReportSums['comments'] = [];
+    const page = Math.max(question.comments, 1) * 2;
+    for (let offset = 0; out.length < question.comments; offset += page) {
+      const rows = await sql<
+        { ticket_id: string; subject: string; score: number; comment: string; rated_at: string }[]
+      >`
+        SELECT ticket_id, subject, (rating->>'score')::int AS score, rating->>'comment' AS comment,
+          rating->>'rated_at' AS rated_at
+        FROM (
+          SELECT id AS ticket_id, j.subject, j.rating FROM tickets,
+            LATERAL jsonb_to_record(item) AS j (subject text, rating jsonb)
+          WHERE ${matching}
+        ) r
+        WHERE rating->>'comment' IS NOT NULL
+          AND (rating->>'rated_at')::timestamptz >= ${first}::timestamptz
+          AND (rating->>'rated_at')::timestamptz < ${end}::timestamptz
+        ORDER BY (rating->>'rated_at') COLLATE "C" DESC, ticket_id
+        LIMIT ${page} OFFSET ${offset}`;
+      for (const c of rows) {
+        const comment = c.comment.trim();
+        if (comment && out.length < question.comments) out.push({ ...c, comment });
+      }
+      if (rows.length < page) break;
+    }
+    return out;
   }
 
   /** The rows that match, a page at a time in the order of (`key`, id). */

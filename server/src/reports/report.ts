@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { addBusinessMinutes, businessMinutesBetween } from '../hours/business-hours.js';
 import { validationError } from '../http/errors.js';
 import type { ConfigData, DurationFigure, Report } from '../model/index.js';
+import type { DurationRanks, ReportQuestion, ReportSums } from '../store/report-sums.js';
 import type { TicketFacts } from '../store/ticket-store.js';
 
 const MINUTE = 60_000;
@@ -51,15 +52,29 @@ export function resolvePeriod(
   return { from, to, timezone, start: start.toMillis(), end: end.toMillis(), days };
 }
 
-/** Median and nearest-rank 90th percentile of minutes, to a tenth of a minute. */
+/**
+ * Median and nearest-rank 90th percentile of minutes, to a tenth of a minute, from the values at the
+ * ranks they need: `low` and `high` at rank ceil(n/2) from the bottom and from the top (one value when
+ * n is odd), `p90` at rank ceil(0.9 n). A store that sums in its database gives just these.
+ */
+function figureOf(count: number, low: number, high: number, p90: number): DurationFigure {
+  const median = count % 2 ? low : (low + high) / 2;
+  const tenth = (x: number) => Math.round(x * 10) / 10;
+  return { count, median_minutes: tenth(median), p90_minutes: tenth(p90) };
+}
+
 function durationFigure(values: number[]): DurationFigure {
   const v = [...values].sort((a, b) => a - b);
   const n = v.length;
   if (!n) return { count: 0, median_minutes: null, p90_minutes: null };
-  const median = n % 2 ? v[(n - 1) / 2]! : (v[n / 2 - 1]! + v[n / 2]!) / 2;
-  const p90 = v[Math.ceil(0.9 * n) - 1]!;
-  const tenth = (x: number) => Math.round(x * 10) / 10;
-  return { count: n, median_minutes: tenth(median), p90_minutes: tenth(p90) };
+  return figureOf(n, v[Math.ceil(n / 2) - 1]!, v[n - Math.ceil(n / 2)]!, v[Math.ceil(0.9 * n) - 1]!);
+}
+
+/** The same figure from a store's ranks, given in milliseconds (calendar time: a minute is 60,000 of them). */
+function rankedFigure(r: DurationRanks): DurationFigure {
+  if (!r.count || r.low === null || r.high === null || r.p90 === null)
+    return { count: 0, median_minutes: null, p90_minutes: null };
+  return figureOf(r.count, r.low / MINUTE, r.high / MINUTE, r.p90 / MINUTE);
 }
 
 /**
@@ -76,7 +91,7 @@ export async function buildReport(
 ): Promise<Omit<Report, 'kb_feedback'>> {
   const { sla, business_hours: hours } = config;
   const businessOnly = sla.business_hours_only;
-  const closedStatuses = new Set(config.statuses.filter((s) => s.closed).map((s) => s.id));
+  const closedSet = new Set(closedStatuses(config));
   const dayIndex = new Map(period.days.map((d, i) => [d, i]));
   const days = period.days.map((date) => ({ date, opened: 0, closed: 0 }));
   const zone = period.timezone;
@@ -138,13 +153,52 @@ export async function buildReport(
       }
     }
     // A status no longer configured is not a closed one: the ticket still waits.
-    if (!closedStatuses.has(t.status)) backlog.set(t.status, (backlog.get(t.status) ?? 0) + 1);
+    if (!closedSet.has(t.status)) backlog.set(t.status, (backlog.get(t.status) ?? 0) + 1);
   }
 
+  comments.sort((a, b) => (a.rated_at < b.rated_at ? 1 : a.rated_at > b.rated_at ? -1 : 0));
+  return assemble(
+    {
+      days,
+      first_response: durationFigure(firstResponses),
+      resolution: durationFigure(resolutions),
+      breaches,
+      scores,
+      scoreSum,
+      comments: comments.slice(0, MAX_COMMENTS),
+      backlog,
+    },
+    config,
+    period,
+    filters,
+    now,
+  );
+}
+
+/** What both ways of summing give: the figures before they are put in the report's shape. */
+interface Summed {
+  days: Report['days'];
+  first_response: DurationFigure;
+  resolution: DurationFigure;
+  breaches: Omit<Report['sla'], 'enabled'>;
+  scores: number[];
+  scoreSum: number;
+  comments: Report['csat']['comments'];
+  /** The statuses not closed, the configured ones first in their order. */
+  backlog: Map<string, number>;
+}
+
+function assemble(
+  summed: Summed,
+  config: ConfigData,
+  period: Period,
+  filters: ReportFilters,
+  now: Date,
+): Omit<Report, 'kb_feedback'> {
+  const { days, scores, scoreSum, backlog } = summed;
   const rated = scores.reduce((a, b) => a + b, 0);
   const names = new Map(config.statuses.map((s) => [s.id, s.name]));
   const backlogRows = [...backlog].map(([status, count]) => ({ status, name: names.get(status) ?? status, count }));
-  comments.sort((a, b) => (a.rated_at < b.rated_at ? 1 : a.rated_at > b.rated_at ? -1 : 0));
   return {
     period: { from: period.from, to: period.to, timezone: period.timezone },
     filters: { category: filters.category ?? null, agent: filters.agent ?? null, tag: filters.tag ?? null },
@@ -154,16 +208,76 @@ export async function buildReport(
       opened: days.reduce((n, d) => n + d.opened, 0),
       closed: days.reduce((n, d) => n + d.closed, 0),
     },
-    business_hours: businessOnly,
-    first_response: durationFigure(firstResponses),
-    resolution: durationFigure(resolutions),
-    sla: { enabled: sla.enabled, ...breaches },
+    business_hours: config.sla.business_hours_only,
+    first_response: summed.first_response,
+    resolution: summed.resolution,
+    sla: { enabled: config.sla.enabled, ...summed.breaches },
     csat: {
       count: rated,
       average: rated ? Math.round((scoreSum / rated) * 100) / 100 : null,
       distribution: scores.map((count, i) => ({ score: i + 1, count })),
-      comments: comments.slice(0, MAX_COMMENTS),
+      comments: summed.comments,
     },
     backlog: { total: backlogRows.reduce((n, r) => n + r.count, 0), statuses: backlogRows },
   };
+}
+
+/**
+ * What a store that sums in its database is asked (TicketStore.reportSums), or undefined when the
+ * report counts business hours only: those spans follow the opening hours day by day
+ * (hours/business-hours.ts), which only buildReport computes.
+ */
+export function reportQuestion(
+  config: ConfigData,
+  period: Period,
+  filters: ReportFilters,
+  now: Date,
+): ReportQuestion | undefined {
+  if (config.sla.business_hours_only) return undefined;
+  const zone = period.timezone;
+  const bounds = period.days.map((d) => DateTime.fromISO(d, { zone }).startOf('day').toUTC().toISO()!);
+  bounds.push(new Date(period.end).toISOString());
+  return {
+    active: { since: new Date(period.start).toISOString(), closed: closedStatuses(config) },
+    bounds,
+    category: filters.category,
+    agent: filters.agent === undefined ? undefined : filters.agent === UNASSIGNED ? null : filters.agent,
+    tag: filters.tag,
+    now: now.toISOString(),
+    sla: config.sla.enabled
+      ? { first_response_minutes: config.sla.first_response_minutes, resolution_minutes: config.sla.resolution_minutes }
+      : null,
+    comments: MAX_COMMENTS,
+  };
+}
+
+/** The statuses that close a ticket (configuration). */
+export const closedStatuses = (config: ConfigData) => config.statuses.filter((s) => s.closed).map((s) => s.id);
+
+/** The report from a store's sums: the same figures buildReport makes from a scan. */
+export function reportFromSums(
+  sums: ReportSums,
+  config: ConfigData,
+  period: Period,
+  filters: ReportFilters,
+  now: Date,
+): Omit<Report, 'kb_feedback'> {
+  const backlog = new Map(config.statuses.filter((s) => !s.closed).map((s) => [s.id, 0]));
+  for (const [status, n] of Object.entries(sums.backlog)) backlog.set(status, (backlog.get(status) ?? 0) + n);
+  return assemble(
+    {
+      days: period.days.map((date, i) => ({ date, opened: sums.opened[i] ?? 0, closed: sums.closed[i] ?? 0 })),
+      first_response: rankedFigure(sums.firstResponse),
+      resolution: rankedFigure(sums.resolution),
+      breaches: sums.breaches,
+      scores: sums.scores,
+      scoreSum: sums.scores.reduce((n, count, i) => n + count * (i + 1), 0),
+      comments: sums.comments,
+      backlog,
+    },
+    config,
+    period,
+    filters,
+    now,
+  );
 }

@@ -1,4 +1,5 @@
 import type { Counts, InboxView, KeyMode, ListSort, Ticket, TicketListItem } from '../model/index.js';
+import type { ReportQuestion, ReportSums } from './report-sums.js';
 
 export type { KeyMode };
 
@@ -174,6 +175,11 @@ export interface TicketStore {
    * since then (PostgreSQL does, so a month's report reads a month, not years); others come in any order.
    */
   scan(active?: ActiveSince): AsyncIterable<TicketFacts>;
+  /**
+   * A report's sums made where the tickets are (PostgreSQL: a month of a million tickets is summed in
+   * the database instead of read row by row). A store without it is scanned and summed by the caller.
+   */
+  reportSums?(question: ReportQuestion): Promise<ReportSums>;
   /** The ticket an Idempotency-Key (scope and key) was stored with, while that ticket exists. */
   recallIdempotency(key: string): Promise<{ ticketId: string; hash: string; at: string } | undefined>;
   /**
