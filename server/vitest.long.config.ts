@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 60_000,
     fileParallelism: false,
+    // Ends what a file left running (child servers), as in the main suite.
+    setupFiles: ['src/test-support/per-file.ts'],
   },
 });

@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     fileParallelism: false,
+    // Ends what a file left running (child servers), as in the main suite.
+    setupFiles: ['src/test-support/per-file.ts'],
   },
 });

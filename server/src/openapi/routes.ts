@@ -16,7 +16,8 @@ const route = routeFor<OpenApiDeps>();
  * the server runs.
  */
 export function openApiRoutes(routes: readonly RouteDef<never>[]) {
-  let text: string | undefined;
+  // Per address: one process may run several servers (the tests do), each serving its own `servers`.
+  const texts = new Map<string, string>();
   const self: RouteDef<OpenApiDeps> = route({
     method: 'get',
     path: '/openapi.json',
@@ -26,12 +27,13 @@ export function openApiRoutes(routes: readonly RouteDef<never>[]) {
       200: { description: 'The OpenAPI document', schema: z.record(z.string(), z.unknown()).describe('OpenAPI 3.1') },
     },
     async handler(_req, deps) {
-      text ??= JSON.stringify(
-        openApiDocument([...routes, self], {
-          version: deps.version,
-          serverUrl: `${deps.publicUrl()}/v1`,
-        }),
-      );
+      const serverUrl = `${deps.publicUrl()}/v1`;
+      let text = texts.get(serverUrl);
+      if (text === undefined)
+        texts.set(
+          serverUrl,
+          (text = JSON.stringify(openApiDocument([...routes, self], { version: deps.version, serverUrl }))),
+        );
       return { raw: { data: text, type: 'application/json; charset=utf-8' } };
     },
   });

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
 import { entryArgs } from './entry-point.js';
 import { checkoutPathForOthers, nodeForOthers } from './other-user.js';
 
@@ -14,12 +13,14 @@ const CHILD_DEFAULTS = { TICKETING_PORT: '0', TICKETING_LOG_LEVEL: 'warn', TICKE
  * The servers this test file started that still run. A test that fails or times out before its
  * clean-up leaves its server running, and on a loaded machine the next test on the same data
  * directory then meets that server's lock, or it outlives the run: each is killed when its start
- * fails, and all after the test file (vitest ends its worker without an 'exit' event).
+ * fails, and all after the test file (test-support/per-file.ts; vitest ends its worker without an
+ * 'exit' event, and a worker runs many files).
  */
 const live = new Set<ChildProcess>();
-afterAll(() => {
+export function killLiveChildren() {
   for (const proc of live) proc.kill('SIGKILL');
-});
+  live.clear();
+}
 
 function track(proc: ChildProcess) {
   live.add(proc);

@@ -79,6 +79,33 @@ export async function removeStore(dataDir: string) {
 }
 
 /**
+ * One checker per distinct document: compiling its schemas costs far more than a test's calls (a
+ * second or more on a loaded machine), and the servers of a run serve the same document but for
+ * `servers` (their own address), which the checker does not read. A server whose document differs
+ * anywhere else gets its own checker, so each answer is still held to what its own server serves.
+ */
+const checkers = new Map<string, AnswerChecker>();
+function checkerFor(doc: Record<string, unknown>): AnswerChecker {
+  const key = JSON.stringify({ ...doc, servers: null });
+  let checker = checkers.get(key);
+  if (!checker) checkers.set(key, (checker = new AnswerChecker(doc)));
+  return checker;
+}
+
+/**
+ * The servers started here that are not closed yet. A worker runs many test files one after the
+ * other (vitest.config.ts: no isolation), so a server a failed test left running would go on taking
+ * CPU and database connections for the rest of the run: those are closed after each file
+ * (test-support/per-file.ts).
+ */
+const open = new Set<TestServer>();
+export async function closeLeftServers() {
+  const left = [...open];
+  open.clear();
+  await Promise.all(left.map((s) => s.close().catch(() => {})));
+}
+
+/**
  * A real server on a free loopback port with a fresh temporary data directory (and, when the tests
  * run on PostgreSQL, a fresh database). Keys come in through TICKETING_KEYS, as automation would pass
  * them. Logs are captured so tests can read them.
@@ -140,7 +167,7 @@ export async function startServer(
   const loadChecker = () =>
     (checker ??= fetch(`${base}/openapi.json`)
       .then((res) => res.json())
-      .then((doc) => new AnswerChecker(doc as Record<string, unknown>)));
+      .then((doc) => checkerFor(doc as Record<string, unknown>)));
 
   async function call(method: string, path: string, opts: CallOptions = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -174,7 +201,7 @@ export async function startServer(
     return { status: res.status, headers: res.headers, body: parsed, text };
   }
 
-  return {
+  const server: TestServer = {
     base,
     url: running.url,
     keys,
@@ -184,10 +211,13 @@ export async function startServer(
     logs,
     call,
     async close({ keepData = false } = {}) {
+      open.delete(server);
       await running.close();
       if (!keepData && !options.dataDir) await removeStore(dataDir);
     },
   };
+  open.add(server);
+  return server;
 }
 
 export const ticketInput = (over: Record<string, unknown> = {}) => ({
