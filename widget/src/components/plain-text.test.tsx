@@ -73,9 +73,16 @@ describe('PlainText (a customer message)', () => {
       '@https://a',
       'a ',
     ]) {
-      const small = bestTime(() => PlainText({ source: repeatTo(shape, n) }));
-      const large = bestTime(() => PlainText({ source: repeatTo(shape, 4 * n) }));
-      expect(large, JSON.stringify(shape)).toBeLessThan(8 * small + 50);
+      // Measured up to three times: a loaded machine can slow one pair's large run (a quadratic shape
+      // fails all three, its large run being 16 times the small one).
+      const times: string[] = [];
+      const linear = () => {
+        const small = bestTime(() => PlainText({ source: repeatTo(shape, n) }));
+        const large = bestTime(() => PlainText({ source: repeatTo(shape, 4 * n) }));
+        times.push(`${small.toFixed(1)} / ${large.toFixed(1)} ms`);
+        return large < 8 * small + 50;
+      };
+      expect(linear() || linear() || linear(), `${JSON.stringify(shape)}: ${times.join(', ')}`).toBe(true);
     }
   });
 });
