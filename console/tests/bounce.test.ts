@@ -1,8 +1,7 @@
-import type { Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket } from '@ticketing/server/test-support';
 import { sendTo, SUPPORT } from '@ticketing/server/test-support/mail-in';
-import { makeAgent, openConsole, signIn, SHOTS, startStack, type Stack, type TestAgent } from './harness.js';
+import { makeAgent, openConsole, refusals, signIn, SHOTS, startStack, type Stack, type TestAgent } from './harness.js';
 
 // A support reply whose mail bounced later shows so under the reply (issue 30), seen by an agent with
 // role `agent`: the reply's mail goes to a real SMTP server on loopback, the bounce (Postfix's report,
@@ -64,10 +63,7 @@ describe('a bounced reply in the thread', () => {
 
     const { page, errors, close } = await openConsole(stack, '/console/');
     await page.getByLabel('Email').waitFor(); // signed out: the console's own 401 for /session comes first
-    const refused: string[] = [];
-    page.on('response', (r: Response) => {
-      if (r.status() >= 400) refused.push(`${r.status()} ${r.request().method()} ${r.url()}`);
-    });
+    const refused = refusals(page);
     await signIn(page, agent);
     await page.getByRole('button', { name: /Sign out/ }).waitFor();
     await page.goto(`${stack.api.url}/console/tickets/${t.id}`);

@@ -1,7 +1,6 @@
-import type { Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket } from '@ticketing/server/test-support';
-import { makeAgent, openConsole, signIn, startStack, type Stack, type TestAgent } from './harness.js';
+import { makeAgent, openConsole, refusals, signIn, startStack, type Stack, type TestAgent } from './harness.js';
 
 // The customer panel beside a ticket (issue 30): the customer's other tickets as links with their
 // numbers, the team's notes about the customer, added and changed by an agent with role `agent`;
@@ -28,10 +27,7 @@ describe('the customer panel', () => {
   it('lists the customer’s other tickets and keeps the team’s notes, for role agent', async () => {
     const { page, errors, close } = await openConsole(stack, `/console/tickets/${kettle.id}`);
     await page.getByLabel('Email').waitFor();
-    const refused: string[] = [];
-    page.on('response', (r: Response) => {
-      if (r.status() >= 400) refused.push(`${r.status()} ${r.request().method()} ${r.url()}`);
-    });
+    const refused = refusals(page);
     await signIn(page, grace);
     await page.getByRole('heading', { name: 'Broken kettle' }).waitFor();
     const others = page.locator('section.others');

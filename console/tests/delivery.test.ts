@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import { chromium, type Response } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket, startServer, type TestServer } from '@ticketing/server/test-support';
 import { startSmtp, type TestSmtp } from '@ticketing/server/test-support/smtp';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
-import { makeAgent, openConsole, signIn, SHOTS, type Stack, type TestAgent } from './harness.js';
+import { makeAgent, openConsole, refusals, signIn, SHOTS, type Stack, type TestAgent } from './harness.js';
 
 // Each support reply shows what became of its mail (issue 30, "A failed mail is invisible to agents"),
 // seen by an agent with role `agent`: mail goes to a real SMTP server on loopback that refuses one address.
@@ -48,10 +48,7 @@ describe('the delivery state under a support reply', () => {
     const failed = await answered(stack.api, 'gone@customer.example', 'Lid missing');
     const { page, errors, close } = await openConsole(stack, '/console/');
     await page.getByLabel('Email').waitFor(); // signed out: the console's own 401 for /session comes first
-    const refused: string[] = [];
-    page.on('response', (r: Response) => {
-      if (r.status() >= 400) refused.push(`${r.status()} ${r.request().method()} ${r.url()}`);
-    });
+    const refused = refusals(page);
     await signIn(page, agent);
     await page.getByRole('button', { name: /Sign out/ }).waitFor();
 

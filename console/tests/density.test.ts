@@ -1,7 +1,7 @@
-import type { Page, Response } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket } from '@ticketing/server/test-support';
-import { makeAgent, openConsole, signIn, startStack, type Stack, type TestAgent } from './harness.js';
+import { makeAgent, openConsole, refusals, signIn, startStack, type Stack, type TestAgent } from './harness.js';
 
 // The inbox at a glance (issue 30): compact rows (at least 12 ticket rows in a 1280×800 window,
 // measured here) and saved views, both kept in the agent's profile on the server. Role `agent`.
@@ -32,10 +32,7 @@ describe('the inbox at a glance', () => {
   it('fits at least 12 rows when compact, and keeps saved views in the profile', async () => {
     const { page, errors, close } = await openConsole(stack, '/console/?view=open');
     await page.getByLabel('Email').waitFor();
-    const refused: string[] = [];
-    page.on('response', (r: Response) => {
-      if (r.status() >= 400) refused.push(`${r.status()} ${r.request().method()} ${r.url()}`);
-    });
+    const refused = refusals(page);
     await signIn(page, grace);
     await page.locator('li.row').nth(20).waitFor();
     const comfortable = await rowsInView(page);

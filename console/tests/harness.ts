@@ -8,6 +8,15 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
 
 export const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
 
+/** Every answer of 400 or more the page gets from now on: a walk as role `agent` expects none. */
+export function refusals(page: Page) {
+  const refused: string[] = [];
+  page.on('response', (r) => {
+    if (r.status() >= 400) refused.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+  });
+  return refused;
+}
+
 export interface Stack {
   api: TestServer;
   /** The built-in mail receiver's SMTP port (`mail: true`). */

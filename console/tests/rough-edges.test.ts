@@ -2,11 +2,11 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
-import { chromium, type Page, type Response } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTicket, startServer } from '@ticketing/server/test-support';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../demo-site/tests/chromium.js';
-import { makeAgent, openConsole, signIn, SHOTS, type Stack, type TestAgent } from './harness.js';
+import { makeAgent, openConsole, refusals, signIn, SHOTS, type Stack, type TestAgent } from './harness.js';
 
 // Rough edges found on a team's first day (issue 30), each walked in Chromium against the real server,
 // signed in as an admin and as an agent with role `agent` (whose walk gets no answer of 400 or more).
@@ -27,15 +27,6 @@ beforeAll(async () => {
   await stack.api.call('POST', '/tags', { json: { ticket_id: ticketId, add: ['vip'] } });
 });
 afterAll(() => stack?.close());
-
-/** Every answer of 400 or more the page gets from now on. */
-function refusals(page: Page) {
-  const refused: string[] = [];
-  page.on('response', (r: Response) => {
-    if (r.status() >= 400) refused.push(`${r.status()} ${r.request().method()} ${r.url()}`);
-  });
-  return refused;
-}
 
 async function signedIn(who: TestAgent, path = '/console/', width = 1280) {
   const opened = await openConsole(stack, '/console/', width);

@@ -1,6 +1,14 @@
 import { parseAgentReplyAddress, REPLY_MARKER } from '../mail/threading.js';
 import { findMentions } from '../mentions/find-mentions.js';
-import type { Attachment, ConfigData, Reply, RequestActor, StoredAgent } from '../model/index.js';
+import {
+  domainOf,
+  sameEmail,
+  type Attachment,
+  type ConfigData,
+  type Reply,
+  type RequestActor,
+  type StoredAgent,
+} from '../model/index.js';
 import type { StoredTicket } from '../store/ticket-store.js';
 import { withActivity } from '../tickets/activity.js';
 import { signedMessage } from '../tickets/signature.js';
@@ -23,9 +31,6 @@ export interface AgentAnswer {
   note: boolean;
   message: string;
 }
-
-const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
-const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 
 /**
  * Whether a mail is an agent's answer to a notification (sent to the reply address agentReplyAddress

@@ -9,8 +9,17 @@ import { ApiError } from '../http/errors.js';
 import { MAX_FILE_BYTES } from '../http/multipart.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { LiveEvents } from '../live/live-events.js';
+import { withDelivery } from '../mail/reply-delivery.js';
 import { ticketOfReplyAddress, ticketsOfMessageIds, tokenSecret } from '../mail/threading.js';
-import { newId, SYSTEM, type Attachment, type Reply, type Ticket, type TicketEventType } from '../model/index.js';
+import {
+  newId,
+  sameEmail,
+  SYSTEM,
+  type Attachment,
+  type Reply,
+  type Ticket,
+  type TicketEventType,
+} from '../model/index.js';
 import type { ConfigStore } from '../store/config-store.js';
 import type { FileBlob, StoredTicket, TicketStore } from '../store/ticket-store.js';
 import type { IdempotencyCache } from '../tickets/idempotency.js';
@@ -63,7 +72,6 @@ export const BOUNCING_TAG = 'email-bouncing';
 const SCOPE = 'mail|live|inbound';
 const SUBJECT_MAX = 300;
 const NAME_MAX = 200;
-const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 const oneLine = (s: string, max: number) =>
   s
     .replace(/[\r\n\t]+/g, ' ')
@@ -337,13 +345,13 @@ export class MailIn {
     const at = deps.clock().toISOString();
     const marked: string[] = [];
     const replies: string[] = [];
+    const ids = new Set(bounce.messageIds);
     for (const id of ticketsOfMessageIds(bounce.messageIds, support)) {
       let bounced: string | undefined;
       let changed = false;
       const updated = await store.update(id, (current) => {
         bounced = undefined;
         changed = false;
-        const ids = new Set(bounce.messageIds);
         const reply = current.replies.find((r) => r.delivery?.message_id && ids.has(r.delivery.message_id));
         const failed = bounce.recipients.includes(current.email.trim().toLowerCase());
         if (!reply && !failed) return { ticket: current };
@@ -357,7 +365,7 @@ export class MailIn {
               error: bounce.reason,
               message_id: reply.delivery!.message_id!,
             };
-            next = { ...next, replies: next.replies.map((r) => (r.id === reply.id ? { ...r, delivery } : r)) };
+            next = withDelivery(next, reply.id, delivery);
             changed = true;
           }
         }

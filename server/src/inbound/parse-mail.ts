@@ -1,7 +1,7 @@
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import { fixCharsets } from './charset.js';
 import { autoHeadersOf, bounceOf, type AutoHeaders, type Bounce } from './classify.js';
-import { htmlQuotes, QUOTE_MARK } from './html-quotes.js';
+import { htmlQuotes, QUOTE_MARK, type HtmlQuotes } from './html-quotes.js';
 import { HTML_MAX, HTML_MAX_DEPTH, htmlText } from './html-text.js';
 import { replyText, type ReplyParts } from './reply-text.js';
 import { mailSender } from './sender.js';
@@ -111,15 +111,19 @@ function newText(mail: ParsedMail): { text: string; quoted: string } {
   // HTML-only mail and for HTML inside a multipart/related (HTML with inline images) alike.
   const plain = mail.text?.trim();
   const html = typeof mail.html === 'string' ? flattened(mail.html.slice(0, HTML_MAX)) : '';
-  const marked = html ? fromHtmlQuotes(html) : undefined;
+  const found = html ? htmlQuotes(html) : undefined;
   let parts: ReplyParts;
-  if (!plain) parts = marked ?? replyText(bounded(html ? htmlText(html) : ''));
+  if (!plain)
+    parts = (found && fromHtmlQuotes(found, quoteTexts(found))) ?? replyText(bounded(html ? htmlText(html) : ''));
   else {
     // multipart/alternative: the plain part is read first, but where it lost the quote's boundary (no
     // ">" marks, a header block in a language the text rules do not know: Outlook, Windows Mail) its
-    // reply still holds the quote the HTML part marks; then the client's marks decide.
+    // reply still holds the quote the HTML part marks; then the client's marks decide. The HTML's own
+    // answer is read only then: most mails' plain part holds no marked quote.
     parts = replyText(bounded(plain));
-    if (marked && marked.quotes.some((q) => holds(parts.text, q))) parts = marked;
+    const quotes = found && quoteTexts(found);
+    const marked = found && quotes?.some((q) => holds(parts.text, q)) ? fromHtmlQuotes(found, quotes) : undefined;
+    if (marked) parts = marked;
   }
   return { text: parts.text.slice(0, MESSAGE_MAX) || '(no text)', quoted: parts.quoted.slice(0, MESSAGE_MAX) };
 }
@@ -140,18 +144,18 @@ function holds(text: string, quote: string): boolean {
  * the sender wrote between quotes (the answers mean nothing without their questions), or when
  * nothing is left outside them.
  */
-function fromHtmlQuotes(html: string): (ReplyParts & { quotes: string[] }) | undefined {
-  const found = htmlQuotes(html);
-  if (!found) return undefined;
+function fromHtmlQuotes(found: HtmlQuotes, quotes: string[]): ReplyParts | undefined {
   const answer = bounded(htmlText(found.answer));
   const pieces = answer.split(QUOTE_MARK).map((p) => p.replace(/[>\s]+$/, '').trim());
   if (pieces.slice(1, -1).some(Boolean) || !pieces.some(Boolean)) return undefined;
   const { text, quoted } = replyText(answer);
   const reply = unmarked(text);
   if (!reply) return undefined;
-  const quotes = found.quotes.map((q) => bounded(htmlText(q)));
-  return { text: reply, quoted: [unmarked(quoted), ...quotes].filter(Boolean).join('\n\n'), quotes };
+  return { text: reply, quoted: [unmarked(quoted), ...quotes].filter(Boolean).join('\n\n') };
 }
+
+/** The text of each quote the HTML's client marked. */
+const quoteTexts = (found: HtmlQuotes) => found.quotes.map((q) => bounded(htmlText(q)));
 
 const unmarked = (text: string) =>
   text

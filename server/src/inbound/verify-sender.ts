@@ -3,6 +3,7 @@ import type { DNSResolver } from 'mailauth';
 // newer Node than ours and is no use here.
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { spf } from 'mailauth/lib/spf/index.js';
+import { domainOf } from '../model/index.js';
 
 /** What DNS lookups go through (mailauth's resolver option); tests give a stand-in, with no network here. */
 export type DnsResolver = DNSResolver;
@@ -20,7 +21,6 @@ export interface SmtpSession {
   mailFrom: string | null;
 }
 
-const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 /** `domain` is `of` or one of its subdomains (a bounce domain like bounces.shop.example). */
 const sameOrBelow = (domain: string, of: string) => domain === of || domain.endsWith(`.${of}`);
 

@@ -33,8 +33,8 @@ export async function recordDelivery(store: TicketStore, ref: ReplyRef, delivery
   }));
 }
 
-/** The ticket of an event with one reply's delivery set, as it is now stored. */
-export const withDelivery = (t: Ticket, replyId: string, delivery: ReplyDelivery): Ticket => ({
+/** The ticket (of an event, or as stored) with one reply's delivery set. */
+export const withDelivery = <T extends Ticket>(t: T, replyId: string, delivery: ReplyDelivery): T => ({
   ...t,
   replies: t.replies.map((r) => (r.id === replyId ? { ...r, delivery } : r)),
 });

@@ -66,7 +66,7 @@ const TO_AGENT_REPLYABLE = { auto: 'auto-generated', marker: true } as const;
 
 /**
  * What an agent reads under a notification they can answer by mail (inbound/agent-reply.ts). The
- * words `#note` are the ones the pipeline looks for (AGENT_NOTE_LINE there): kept in step by its test.
+ * words `#note` are the ones the pipeline looks for (NOTE_LINE in inbound/agent-reply.ts): kept in step by its test.
  */
 const ANSWER_BY_MAIL =
   'Answer this mail to reply to the customer: your answer is sent to them as your reply on the ticket. ' +

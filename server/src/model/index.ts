@@ -7,6 +7,7 @@ export * from './common.js';
 export * from './connection-failure.js';
 export * from './config.js';
 export * from './customers.js';
+export * from './email-address.js';
 export * from './errors.js';
 export * from './identity.js';
 export * from './ids.js';

@@ -535,8 +535,13 @@ export class PgTicketStore implements TicketStore, FileStore {
    */
   private async openStatuses(filter: ListFilter, context: ListContext): Promise<string[] | undefined> {
     if (filter.view === undefined || filter.view === 'all' || filter.view === 'closed') return undefined;
-    const closed = new Set(context.closed);
-    return Object.keys(await this.perStatus()).filter((s) => !closed.has(s));
+    return this.notClosed(context.closed);
+  }
+
+  /** The statuses this mode's tickets have (ticket_counts) that are not among `closed`. */
+  private async notClosed(closed: readonly string[]): Promise<string[]> {
+    const closedSet = new Set(closed);
+    return Object.keys(await this.perStatus()).filter((s) => !closedSet.has(s));
   }
 
   private where(sql: Sql, filter: ListFilter, context: ListContext, openStatuses?: string[]) {
@@ -730,8 +735,7 @@ export class PgTicketStore implements TicketStore, FileStore {
       yield* this.pages(sql`TRUE`, 'created_at');
       return;
     }
-    const closed = new Set(active.closed);
-    const open = Object.keys(await this.perStatus()).filter((s) => !closed.has(s));
+    const open = await this.notClosed(active.closed);
     for (const status of open) yield* this.pages(sql`status = ${status}`, 'created_at');
     yield* this.pages(
       sql`last_activity_at >= ${active.since} AND NOT (status = ANY(${open}::text[]))`,
@@ -747,8 +751,7 @@ export class PgTicketStore implements TicketStore, FileStore {
    * values at its nearest ranks, as buildReport takes them (reports/report.ts).
    */
   async reportSums(question: ReportQuestion): Promise<ReportSums> {
-    const closedStatuses = new Set(question.active.closed);
-    const open = Object.keys(await this.perStatus()).filter((s) => !closedStatuses.has(s));
+    const open = await this.notClosed(question.active.closed);
     const sql = await this.db.q();
     const days = question.bounds.length - 1;
     // Milliseconds as float8, as JavaScript holds them: a deadline's sum and its comparison round alike.

@@ -172,11 +172,16 @@ export class AppendLog<T> implements LogStore<T> {
         return false; // a line cut by a crash: left for the readers, which skip it
       }
     };
-    let dropped = 0;
     await this.flushing;
-    for await (const line of readLines(this.path)) if (line && drops(line)) dropped++;
-    if (!dropped) return 0;
-    dropped = 0;
+    // Only whether anything goes (the first line that does ends the look): the rewrite below counts.
+    let any = false;
+    for await (const line of readLines(this.path))
+      if (line && drops(line)) {
+        any = true;
+        break;
+      }
+    if (!any) return 0;
+    let dropped = 0;
     await this.replace(async (out) => {
       let kept: string[] = [];
       for await (const line of readLines(this.path)) {

@@ -1,8 +1,7 @@
-import type { RequestActor } from '../model/index.js';
+import { sameEmail, type RequestActor } from '../model/index.js';
 import type { StoredTicket, TicketStore } from '../store/ticket-store.js';
 import { isSupportReply } from './views.js';
 
-const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 const supportReplies = (t: StoredTicket) => t.replies.filter(isSupportReply).length;
 
 const isVerifiedOwner = (actor: RequestActor, t: StoredTicket) => {
