@@ -172,6 +172,11 @@ describe('settings: mail, modules, anti-spam, audit', () => {
   test('mail: the domains whose agents may answer by mail on the token alone; a bad line flagged at its line', async () => {
     const { page, errors, close } = await open('/console/settings/mail');
     try {
+      // Each connection's TLS switch names its own protocol's ports (IMAP's are not SMTP's 465/587).
+      expect(await page.locator('label[for="mail-smtp-secure"]').textContent()).toBe('TLS from the start (port 465)');
+      expect(await page.locator('label[for="mail-inbound-imap-secure"]').textContent()).toBe(
+        'TLS from the start (port 993)',
+      );
       await page.getByLabel('From address').fill('help@shop.example');
       const domains = page.getByLabel('Domains whose agents may answer by mail without DKIM');
       await domains.fill('Staff.Example\nnot a domain');

@@ -70,6 +70,8 @@ function Connection<T extends Smtp>(props: {
 }) {
   const t = useStrings(mailStrings);
   const { value: c, set, prefix } = props;
+  // The TLS ports differ by protocol: SMTP's 465 and 587, IMAP's 993 and 143.
+  const imap = prefix === 'inbound.imap';
   const id = (f: string) => `mail-${prefix.replace('.', '-')}-${f}`;
   const err = (f: string) => props.errors[`${prefix}.${f}`];
   return (
@@ -94,8 +96,8 @@ function Connection<T extends Smtp>(props: {
       </div>
       <Toggle
         id={id('secure')}
-        label={t.secure}
-        hint={t.secureHint}
+        label={imap ? t.imapSecure : t.secure}
+        hint={imap ? t.imapSecureHint : t.secureHint}
         checked={c.secure}
         onChange={(v) => set({ ...c, secure: v })}
       />
