@@ -27,6 +27,7 @@ interface Answer {
   retryAfter: string | null;
   code?: string;
   id?: string;
+  error?: string; // why there was no answer, to read when the test fails
 }
 
 describe('two instances when their database goes away and comes back', () => {
@@ -82,8 +83,10 @@ describe('two instances when their database goes away and comes back', () => {
           code: body.error?.code,
           id: res.status === 201 ? body.id : undefined,
         };
-      } catch {
-        return { instance, phase: at, status: 0, ms: performance.now() - began, retryAfter: null };
+      } catch (e) {
+        const error =
+          e instanceof Error ? `${e.message} ${String((e.cause as Error | undefined)?.message ?? '')}` : String(e);
+        return { instance, phase: at, status: 0, ms: performance.now() - began, retryAfter: null, error };
       }
     };
     // Load: two clients on each instance, each one request after the other, until told to stop.
@@ -164,7 +167,7 @@ describe('two instances when their database goes away and comes back', () => {
     const down = answers.filter((a) => a.phase === 'down');
     expect(down.length).toBeGreaterThan(4);
     for (const a of down.filter((x) => x.status !== 201)) {
-      expect(a).toMatchObject({ status: 503, code: 'unavailable' });
+      expect(a, JSON.stringify(a)).toMatchObject({ status: 503, code: 'unavailable' });
       expect(a.retryAfter).toMatch(/^\d+$/);
       expect(a.ms).toBeLessThan(3000);
     }
