@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { auditEntry, type AuditLog } from '../audit/audit.js';
 import { PRIORITIES, SYSTEM, type Action, type ConfigData, type Priority, type Ticket } from '../model/index.js';
 import type { TicketEventType } from '../events/events.js';
-import { threadHeaders } from '../mail/threading.js';
+import { queueAgentMail } from '../mail/agent-mail.js';
 import { ruleNotifyMail } from '../mail/templates.js';
 import { mailConfigured } from '../mail/mailer.js';
 import type { Outbox } from '../outbox/outbox.js';
@@ -69,13 +69,9 @@ export async function runActions(
   if (!updated || skipped) return undefined;
   for (const a of applied) {
     if (a.type === 'notify' && mailConfigured(config.mail)) {
-      await deps.outbox.enqueue(
-        'mail',
-        {
-          ...ruleNotifyMail(updated, a.value, `${source.kind} ${source.id}`, deps.publicUrl()),
-          threading: threadHeaders(updated.id, config.mail.from_address!),
-        },
-        mode,
+      // An agent's address gets their own Reply-To, so they can answer the rule's mail by mail.
+      await queueAgentMail(deps, config, mode, updated.id, [a.value], (to, canReply) =>
+        ruleNotifyMail(updated, to[0]!, `${source.kind} ${source.id}`, deps.publicUrl(), canReply),
       );
     }
     if (a.type === 'webhook') await enqueueWebhook(deps.outbox, a.value, event, updated, deps.clock(), mode);

@@ -308,4 +308,60 @@ describe('agents answer by mail (issue 29)', { timeout: 180_000 }, () => {
       'Sent through our own relay.',
     ]);
   });
+
+  it('a rule’s notify mail to an agent is answered by mail like any notification; to another address it has no Reply-To', async () => {
+    const { s, smtp, port, domain, grace } = await setUp();
+    const rules = await s.call('POST', '/admin?r=rules', {
+      json: {
+        rules: [
+          {
+            id: 'angry',
+            name: 'Angry',
+            event: 'ticket.replied',
+            conditions: [{ field: 'message', op: 'contains', value: 'lawyer' }],
+            actions: [
+              { type: 'notify', value: 'Grace@Staff.example' },
+              { type: 'notify', value: 'boss@shop.example' },
+            ],
+          },
+        ],
+      },
+    });
+    expect(rules.status, rules.text).toBe(200);
+    const t = await createTicket(s, { email: CUSTOMER, name: 'Cora Customer', subject: 'Broken lid' });
+    const wrote = await s.call('POST', '/reply', {
+      key: s.keys.pk,
+      json: { ticket_id: t.id, email: CUSTOMER, message: 'My lawyer will call you.' },
+    });
+    expect(wrote.status, wrote.text).toBe(201);
+    const ruled = async () => {
+      await s.running.deps.outbox.idle();
+      return smtp.received.filter((m) => m.subject.includes('[rule angry]'));
+    };
+    await import('../test-support/receiver.js').then(({ eventually }) =>
+      eventually(async () => (await ruled()).length === 2, 10_000, 'the rule’s two mails'),
+    );
+    const mails = await ruled();
+    const toGrace = mails.find((m) => m.to.some((a) => a.toLowerCase() === 'grace@staff.example'))!;
+    const toBoss = mails.find((m) => m.to.includes('boss@shop.example'))!;
+    expect(mails.map((m) => m.to)).toEqual(expect.arrayContaining([['boss@shop.example']]));
+    expect(toGrace.replyTo).toMatch(new RegExp(`^help\\+${t.id}\\.a[0-9a-z]+\\.[0-9a-f]{16}@shop\\.example$`));
+    expect(toGrace.text).toContain('Start it with a line #note');
+    expect(toBoss.replyTo).toBe('');
+    expect(toBoss.text).not.toContain('#note');
+
+    const out = await deliver(
+      s,
+      port,
+      answer(toGrace, 'Grace Agent <grace@staff.example>', 'No need for lawyers: a refund is on its way.', {
+        dkim: domain.dkim,
+      }),
+    );
+    expect(out).toMatchObject({ kind: 'agent_replied', ticket: t.id, agent: grace.agent.id });
+    expect((await staffView(s, t.id)).replies.at(-1)).toMatchObject({
+      message: 'No need for lawyers: a refund is on its way.',
+      from_customer: false,
+      agent_id: grace.agent.id,
+    });
+  });
 });

@@ -19,7 +19,8 @@ import {
   newTicketAgentMail,
   supportReplyMail,
 } from './templates.js';
-import { agentReplyAddress, threadHeaders, tokenSecret, type Threading } from './threading.js';
+import { queueAgentMail } from './agent-mail.js';
+import { threadHeaders, tokenSecret, type Threading } from './threading.js';
 
 const HOUR = 3_600_000;
 /**
@@ -63,32 +64,8 @@ export function mailListener(deps: MailListenerDeps) {
     /** The ticket as this listener left it (a support reply's `delivery`), for the later listeners and the answer. */
     let changed: Ticket | undefined;
     // Every mail of a ticket threads with the others; the customer's carries the ticket's reply address.
-    const queue = (m: MailMessage) =>
-      deps.outbox.enqueue('mail', { ...m, threading: threadHeaders(e.ticket.id, from) }, e.mode);
-    /**
-     * A notification to agents' addresses: each address that is an active agent's gets its own copy,
-     * with a Reply-To signed for that agent and ticket, so their answer by mail becomes their reply
-     * (inbound/agent-reply.ts); the other addresses (a shared mailbox) share one copy, as before.
-     */
-    const queueForAgents = async (to: string[], make: (to: string[], canReply: boolean) => MailMessage) => {
-      const others: string[] = [];
-      const secret = await tokenSecret(deps.configStore);
-      for (const address of to) {
-        const agent = config.agents.find((a) => a.active && a.email.toLowerCase() === address.toLowerCase());
-        // Test mode's mail is never sent, and mail in answers live tickets only.
-        if (!agent || e.mode !== 'live') {
-          others.push(address);
-          continue;
-        }
-        const replyTo = agentReplyAddress(from, secret, agent.id, e.ticket.id, deps.clock());
-        await deps.outbox.enqueue(
-          'mail',
-          { ...make([address], true), threading: { ...threadHeaders(e.ticket.id, from), replyTo } },
-          e.mode,
-        );
-      }
-      if (others.length) await queue(make(others, false));
-    };
+    const queueForAgents = (to: string[], make: (to: string[], canReply: boolean) => MailMessage) =>
+      queueAgentMail(deps, config, e.mode, e.ticket.id, to, make);
     // The customer's way back to the ticket: a signed link, valid 30 days, revocable by support.
     const link = () => customerTicketLink(e.ticket, url, signLink(config.link_secret, e.mode, e.ticket, deps.clock()));
     /**

@@ -178,18 +178,14 @@ export function customerReplyAgentMail(
   );
 }
 
-export function ruleNotifyMail(t: Ticket, to: string, rule: string, publicUrl: string): MailMessage {
-  return message(
-    [to],
-    `[${rule}] ${withNumber(t, t.subject)}`,
-    [
-      `Rule "${rule}" matched ticket ${ticketNumber(t)} (${t.id}) from ${t.name} <${t.email}>:`,
-      t.message,
-      ...origin(t),
-    ],
-    agentTicketLink(t, publicUrl),
-    TO_AGENTS,
-  );
+/** `canReply`: sent to an agent with their own reply address as Reply-To (mail/agent-mail.ts). */
+export function ruleNotifyMail(t: Ticket, to: string, rule: string, publicUrl: string, canReply = false): MailMessage {
+  const [paragraphs, options] = forAgent(canReply, [
+    `Rule "${rule}" matched ticket ${ticketNumber(t)} (${t.id}) from ${t.name} <${t.email}>:`,
+    t.message,
+    ...origin(t),
+  ]);
+  return message([to], `[${rule}] ${withNumber(t, t.subject)}`, paragraphs, agentTicketLink(t, publicUrl), options);
 }
 
 /** To an agent a colleague named in a note (`@Name`): the note, and the way to the ticket. */
