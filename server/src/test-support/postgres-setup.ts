@@ -9,7 +9,7 @@ import type { TestProject } from 'vitest/node';
 import { migrate } from '../postgres/migrations.js';
 import { NOBODY, linkedCopy } from './other-user.js';
 import { freePort } from './smtp.js';
-import { TEMPLATE_DATABASE } from './test-database.js';
+import { TEMPLATE_DATABASE, TEST_DATABASE_NAME } from './test-database.js';
 
 /**
  * Vitest's global set-up for the PostgreSQL run of the tests: one PostgreSQL for the whole run (the
@@ -19,7 +19,9 @@ import { TEMPLATE_DATABASE } from './test-database.js';
  */
 export default async function setup(project: TestProject) {
   let adminUrl = process.env.TICKETING_TEST_DATABASE_URL;
-  let stop = async () => {};
+  // On a server of the user's own: the test databases the run leaves (each worker's spare, see
+  // test-database.ts, and any a failed test left) are dropped at its end.
+  let stop = () => dropTestDatabases(adminUrl!);
   if (!adminUrl) {
     const started = await startThrowawayPostgres();
     adminUrl = started.url;
@@ -34,6 +36,14 @@ export default async function setup(project: TestProject) {
   await admin.end();
   project.provide('postgresAdminUrl', adminUrl);
   return stop;
+}
+
+async function dropTestDatabases(adminUrl: string) {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const all = await admin<{ datname: string }[]>`SELECT datname FROM pg_database`;
+  for (const { datname } of all.filter((d) => TEST_DATABASE_NAME.test(d.datname)))
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  await admin.end();
 }
 
 export function withDatabase(url: string, database: string) {

@@ -11,6 +11,15 @@ async function server() {
   cleanup.push(() => s.close());
   return s;
 }
+/**
+ * A server closed when its test ends, for the tests that wait out a poll's seconds: they run side by
+ * side (it.concurrent), so one's end must not close another's server as the shared clean-up would.
+ */
+async function ownServer(onTestFinished: (fn: () => Promise<void>) => void) {
+  const s = await startServer();
+  onTestFinished(() => s.close());
+  return s;
+}
 const poll = (s: TestServer, params: [string, string][], headers: Record<string, string> = {}) =>
   s.call('GET', `/updates?${new URLSearchParams(params)}`, { key: s.keys.pk, headers });
 const supportReply = (s: TestServer, id: string, message = 'Here is your answer.') =>
@@ -57,8 +66,8 @@ describe('GET /updates', () => {
     expect(Date.now() - started).toBeLessThan(25_000);
   });
 
-  it('keeps waiting through the customer’s own reply (nothing new to read)', async () => {
-    const s = await server();
+  it.concurrent('keeps waiting through the customer’s own reply (nothing new to read)', async ({ onTestFinished }) => {
+    const s = await ownServer(onTestFinished);
     const t = await createTicket(s);
     const started = Date.now();
     const waiting = poll(s, [
@@ -72,61 +81,67 @@ describe('GET /updates', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
   });
 
-  it('counts no internal note as a support reply: not unread, not last_reply_at, no early answer (issue 28)', async () => {
-    const s = await server();
-    const secret = 'identity-secret-for-the-notes-test!!';
-    await s.call('POST', '/admin?r=identity', { json: { secret } });
-    const identity = { 'X-Ticketing-Identity': `${signIdentity(secret, 'ada@example.com')}.ada%40example.com` };
-    const t = await createTicket(s, { email: 'ada@example.com' });
-    await supportReply(s, t.id);
-    const mine = async () => (await s.call('GET', '/my-tickets', { key: s.keys.pk, headers: identity })).body;
-    const before = await mine();
-    expect(before.data[0]).toMatchObject({ id: t.id, support_replies: 1 });
-    const watch: [string, string] = ['watch', `${t.id}:1:${t.email}`];
-    // A poll that waits while nothing is unread: a note arriving meanwhile is no news to the customer.
-    const started = Date.now();
-    const waiting = poll(s, [watch, ['known', '0'], ['wait', '3']]);
-    await new Promise((r) => setTimeout(r, 300));
-    const noted = await s.call('POST', '/reply', {
-      json: { ticket_id: t.id, message: 'Internal: refund approved by Grace', internal: true },
-    });
-    expect(noted.status).toBe(201);
-    const res = await waiting;
-    expect(res.body.unread).toBe(0);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
-    expect(res.text).not.toContain('refund approved');
-    // Read at once afterwards: still one support reply, the same last_reply_at, nothing unread.
-    expect((await poll(s, [watch])).body).toMatchObject({ unread: 0, data: [{ support_replies: 1 }] });
-    expect(await mine()).toEqual(before);
-  });
+  it.concurrent(
+    'counts no internal note as a support reply: not unread, not last_reply_at, no early answer (issue 28)',
+    async ({ onTestFinished }) => {
+      const s = await ownServer(onTestFinished);
+      const secret = 'identity-secret-for-the-notes-test!!';
+      await s.call('POST', '/admin?r=identity', { json: { secret } });
+      const identity = { 'X-Ticketing-Identity': `${signIdentity(secret, 'ada@example.com')}.ada%40example.com` };
+      const t = await createTicket(s, { email: 'ada@example.com' });
+      await supportReply(s, t.id);
+      const mine = async () => (await s.call('GET', '/my-tickets', { key: s.keys.pk, headers: identity })).body;
+      const before = await mine();
+      expect(before.data[0]).toMatchObject({ id: t.id, support_replies: 1 });
+      const watch: [string, string] = ['watch', `${t.id}:1:${t.email}`];
+      // A poll that waits while nothing is unread: a note arriving meanwhile is no news to the customer.
+      const started = Date.now();
+      const waiting = poll(s, [watch, ['known', '0'], ['wait', '3']]);
+      await new Promise((r) => setTimeout(r, 300));
+      const noted = await s.call('POST', '/reply', {
+        json: { ticket_id: t.id, message: 'Internal: refund approved by Grace', internal: true },
+      });
+      expect(noted.status).toBe(201);
+      const res = await waiting;
+      expect(res.body.unread).toBe(0);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+      expect(res.text).not.toContain('refund approved');
+      // Read at once afterwards: still one support reply, the same last_reply_at, nothing unread.
+      expect((await poll(s, [watch])).body).toMatchObject({ unread: 0, data: [{ support_replies: 1 }] });
+      expect(await mine()).toEqual(before);
+    },
+  );
 
-  it('leaves out a ticket whose email is wrong, and is not woken by it (no IDOR)', async () => {
-    const s = await server();
-    const mine = await createTicket(s, { email: 'ada@example.com' });
-    const bobs = await createTicket(s, { email: 'bob@example.com' });
-    await supportReply(s, bobs.id);
-    const res = await poll(s, [
-      ['watch', `${mine.id}:0:ada@example.com`],
-      ['watch', `${bobs.id}:0:ada@example.com`],
-    ]);
-    expect(res.body.data.map((t: { id: string }) => t.id)).toEqual([mine.id]);
-    expect(res.body.unread).toBe(0);
-    expect(res.text).not.toContain(bobs.id);
-    // A reply to Bob's ticket does not answer Ada's poll early.
-    const started = Date.now();
-    const waiting = poll(s, [
-      ['watch', `${mine.id}:0:ada@example.com`],
-      ['watch', `${bobs.id}:0:ada@example.com`],
-      ['known', '0'],
-      ['wait', '2'],
-    ]);
-    await supportReply(s, bobs.id, 'Another one for Bob');
-    expect((await waiting).body).toMatchObject({ unread: 0 });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
-    // Test-mode keys do not see live tickets.
-    const test = await s.call('GET', `/updates?watch=${mine.id}:0:ada@example.com`, { key: s.keys.pkTest });
-    expect(test.body.data).toEqual([]);
-  });
+  it.concurrent(
+    'leaves out a ticket whose email is wrong, and is not woken by it (no IDOR)',
+    async ({ onTestFinished }) => {
+      const s = await ownServer(onTestFinished);
+      const mine = await createTicket(s, { email: 'ada@example.com' });
+      const bobs = await createTicket(s, { email: 'bob@example.com' });
+      await supportReply(s, bobs.id);
+      const res = await poll(s, [
+        ['watch', `${mine.id}:0:ada@example.com`],
+        ['watch', `${bobs.id}:0:ada@example.com`],
+      ]);
+      expect(res.body.data.map((t: { id: string }) => t.id)).toEqual([mine.id]);
+      expect(res.body.unread).toBe(0);
+      expect(res.text).not.toContain(bobs.id);
+      // A reply to Bob's ticket does not answer Ada's poll early.
+      const started = Date.now();
+      const waiting = poll(s, [
+        ['watch', `${mine.id}:0:ada@example.com`],
+        ['watch', `${bobs.id}:0:ada@example.com`],
+        ['known', '0'],
+        ['wait', '2'],
+      ]);
+      await supportReply(s, bobs.id, 'Another one for Bob');
+      expect((await waiting).body).toMatchObject({ unread: 0 });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+      // Test-mode keys do not see live tickets.
+      const test = await s.call('GET', `/updates?watch=${mine.id}:0:ada@example.com`, { key: s.keys.pkTest });
+      expect(test.body.data).toEqual([]);
+    },
+  );
 
   it('gives a verified customer every ticket of their email, with nothing unread for tickets this device never showed', async () => {
     const s = await server();
