@@ -112,6 +112,7 @@ export async function migrateCommand(args: string[], dataDir: string): Promise<n
               // (none of them dead until the commit) each next update walked again, so each ticket cost
               // more than the one before (100k tickets: still copying after 15 minutes).
               await sql`ALTER TABLE tickets DISABLE TRIGGER tickets_counted`;
+              await sql`ALTER TABLE tickets DISABLE TRIGGER tickets_view_counted`;
               let copied = 0;
               for (const mode of MODES) {
                 expected[`tickets:${mode}`] = 0;
@@ -128,6 +129,20 @@ export async function migrateCommand(args: string[], dataDir: string): Promise<n
               }
               await sql`INSERT INTO ticket_counts (mode, status, n) SELECT mode, status, count(*) FROM tickets GROUP BY mode, status`;
               await sql`ALTER TABLE tickets ENABLE TRIGGER tickets_counted`;
+              // The views' numbers (schema 12) likewise, as that version's migration makes them.
+              await sql`
+                INSERT INTO ticket_view_counts (mode, status, agent_id, waiting, n)
+                SELECT mode, status, agent_id, coalesce(waiting_us, false), count(*) FROM tickets
+                GROUP BY mode, status, agent_id, coalesce(waiting_us, false)`;
+              await sql`
+                INSERT INTO ticket_view_counts (mode, status, mentioned, n)
+                SELECT mode, status, m, count(*) FROM tickets, LATERAL (SELECT DISTINCT unnest(mentions)) AS x (m)
+                WHERE mentions IS NOT NULL GROUP BY mode, status, m`;
+              await sql`
+                INSERT INTO ticket_view_counts (mode, status, due_day, n)
+                SELECT mode, status, left(due_at, 10), count(*) FROM tickets WHERE due_at IS NOT NULL
+                GROUP BY mode, status, left(due_at, 10)`;
+              await sql`ALTER TABLE tickets ENABLE TRIGGER tickets_view_counted`;
               for (const l of LOGS) {
                 expected[`log:${l.log}`] = 0;
                 for await (const lines of logBatches(join(dir, l.file))) {

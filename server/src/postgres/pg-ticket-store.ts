@@ -66,7 +66,20 @@ function asJsonb<T>(value: T): T {
 const REFRESH_PAGE = 500;
 /** Tickets held in memory per mode (the JSON store's cache holds as many). */
 const CACHE_SIZE = 5000;
-/** Reads checked by one statement at most. */
+/** ticket_view_counts' rows appended since the last fold past which a read folds them (compactViewCounts). */
+const COMPACT_AT = 256;
+/** The class of the advisory locks that let one instance at a time fold a mode's view counts. */
+const VIEW_COUNTS_LOCK = 7_341_022;
+
+/** The views of open tickets: all but all and closed (the store's own where() tells them apart so). */
+const opensView = (filter: ListFilter) =>
+  filter.view !== undefined && filter.view !== 'all' && filter.view !== 'closed';
+
+/** The statuses of `statuses` that are not among `closed`. */
+function notClosedOf(statuses: Record<string, number>, closed: readonly string[]): string[] {
+  const closedSet = new Set(closed);
+  return Object.keys(statuses).filter((s) => !closedSet.has(s));
+}
 
 /** A ticket as read or written here, with its row's version then (xmin: every change writes a new one). */
 interface Cached {
@@ -137,6 +150,10 @@ export class PgTicketStore implements TicketStore, FileStore {
    */
   private readonly cache = new Map<string, Cached>();
   private readonly checked = new CoalescedReads((ids: string[]) => this.current(ids));
+  /** A fold of ticket_view_counts is under way from here. */
+  private compacting = false;
+  /** The rows the last fold left: the next is due COMPACT_AT rows later (the sums' own rows stay). */
+  private folded = 0;
 
   constructor(
     private readonly db: Database,
@@ -534,14 +551,12 @@ export class PgTicketStore implements TicketStore, FileStore {
    * read the years of closed ones. Undefined for the other views.
    */
   private async openStatuses(filter: ListFilter, context: ListContext): Promise<string[] | undefined> {
-    if (filter.view === undefined || filter.view === 'all' || filter.view === 'closed') return undefined;
-    return this.notClosed(context.closed);
+    return opensView(filter) ? this.notClosed(context.closed) : undefined;
   }
 
   /** The statuses this mode's tickets have (ticket_counts) that are not among `closed`. */
   private async notClosed(closed: readonly string[]): Promise<string[]> {
-    const closedSet = new Set(closed);
-    return Object.keys(await this.perStatus()).filter((s) => !closedSet.has(s));
+    return notClosedOf(await this.perStatus(), closed);
   }
 
   private where(sql: Sql, filter: ListFilter, context: ListContext, openStatuses?: string[]) {
@@ -626,7 +641,10 @@ export class PgTicketStore implements TicketStore, FileStore {
   }
 
   async list(filter: ListFilter, limit: number, offset: number, context = NEWEST): Promise<ListPage> {
-    const open = await this.openStatuses(filter, context);
+    // The tickets per status are read once a request: for the open views' condition and for the total.
+    let statuses: Promise<Record<string, number>> | undefined;
+    const perStatus = () => (statuses ??= this.perStatus());
+    const open = opensView(filter) ? notClosedOf(await perStatus(), context.closed) : undefined;
     const sql = await this.db.q();
     const [rows, total] = await Promise.all([
       limit > 0
@@ -634,30 +652,39 @@ export class PgTicketStore implements TicketStore, FileStore {
             SELECT item FROM tickets WHERE ${this.where(sql, filter, context, open)}
             ORDER BY ${this.orderBy(sql, context.sort)} LIMIT ${limit} OFFSET ${offset}`
         : Promise.resolve([]),
-      this.byStatusTotal(filter, context) ?? this.count(filter, context),
+      this.total(filter, context, perStatus, open),
     ]);
     return { items: rows.map((r) => r.item), total };
   }
 
   /**
-   * A list's total from the tickets per status (ticket_counts) when the filter asks for nothing else
-   * than a status or the all, open or closed view: those are the big totals (every closed ticket of
-   * years), which counting rows would read whole. Undefined for any other filter.
+   * A list's total without counting its rows when the filter asks for nothing but a view (and a
+   * status): the status, all, open and closed views' from the tickets per status (ticket_counts: the
+   * big totals, every closed ticket of years), the inbox views' from their kept numbers (viewCounts).
+   * Any other filter counts its rows.
    */
-  private byStatusTotal(filter: ListFilter, context: ListContext): Promise<number> | undefined {
+  private async total(
+    filter: ListFilter,
+    context: ListContext,
+    perStatus: () => Promise<Record<string, number>>,
+    open: string[] | undefined,
+  ): Promise<number> {
     const { status, view, ...rest } = filter;
-    if (Object.values(rest).some((v) => v !== undefined)) return undefined;
-    if (view !== undefined && view !== 'all' && view !== 'open' && view !== 'closed') return undefined;
-    return this.perStatus().then((statuses) => {
+    if (Object.values(rest).some((v) => v !== undefined)) return this.count(filter, context);
+    if (view === undefined || view === 'all' || view === 'open' || view === 'closed') {
       const closed = new Set(context.closed);
       let total = 0;
-      for (const [s, n] of Object.entries(statuses)) {
+      for (const [s, n] of Object.entries(await perStatus())) {
         if (status !== undefined && s !== status) continue;
         if ((view === 'open' && closed.has(s)) || (view === 'closed' && !closed.has(s))) continue;
         total += n;
       }
       return total;
-    });
+    }
+    // An inbox view is of open tickets: of one status, only if that status is open.
+    const of = status === undefined ? open! : open!.filter((s) => s === status);
+    const v = await this.viewCounts(context, of, view === 'overdue' || view === 'due_soon');
+    return v[view];
   }
 
   /** The tickets of each status this mode holds, as the writing transactions left them (migration 7's trigger). */
@@ -677,50 +704,114 @@ export class PgTicketStore implements TicketStore, FileStore {
   }
 
   /**
-   * The statuses' numbers from ticket_counts, and one pass over the tickets of the statuses that are
-   * not closed (found by the status index) for the views; the sums are made as the JSON store's index
-   * makes them. The closed tickets, most of a shop's, are never read.
+   * The inbox views' numbers over the tickets of `statuses`, in one statement (one snapshot), from
+   * the numbers the writing transactions keep (schema 12's ticket_view_counts: a few hundred rows, not
+   * a pass over every open ticket). What moves with time is counted from rows, few of them: the
+   * tickets whose snooze has not ended (tickets_snoozed), and, when `due`, the deadlines from today's
+   * (UTC) start to `soon` (tickets_due_status); the days before today's are summed.
+   */
+  private async viewCounts(
+    context: ListContext,
+    statuses: string[],
+    due: boolean,
+  ): Promise<
+    Pick<Counts['views'], 'needs_reply' | 'snoozed' | 'unassigned' | 'mine' | 'mentions' | 'overdue' | 'due_soon'>
+  > {
+    const sql = await this.db.q();
+    const me = context.me ?? null;
+    // Deadlines are UTC ISO strings: those of days before today's (UTC) have passed.
+    const today = context.now.slice(0, 10);
+    const [r] = await sql<
+      {
+        waiting: number;
+        unassigned: number;
+        mine: number;
+        mentions: number;
+        overdue_before: number;
+        rows: number;
+        snoozed: number;
+        snoozed_waiting: number;
+        overdue_today: number;
+        soon: number;
+      }[]
+    >`
+      SELECT v.*, s.*, d.* FROM
+        (SELECT coalesce(sum(n) FILTER (WHERE waiting), 0)::int AS waiting,
+            coalesce(sum(n) FILTER (WHERE waiting IS NOT NULL AND agent_id IS NULL), 0)::int AS unassigned,
+            coalesce(sum(n) FILTER (WHERE waiting IS NOT NULL AND agent_id = ${me}), 0)::int AS mine,
+            coalesce(sum(n) FILTER (WHERE mentioned = ${me}), 0)::int AS mentions,
+            coalesce(sum(n) FILTER (WHERE due_day < ${today}), 0)::int AS overdue_before,
+            count(*)::int AS rows
+          FROM ticket_view_counts WHERE mode = ${this.mode} AND status = ANY(${statuses}::text[])) v,
+        (SELECT count(*)::int AS snoozed, count(*) FILTER (WHERE waiting_us)::int AS snoozed_waiting
+          FROM tickets WHERE mode = ${this.mode} AND ${this.asleep(sql, context)}
+            AND status = ANY(${statuses}::text[])) s,
+        ${
+          due
+            ? sql`(SELECT count(*) FILTER (WHERE due_at < ${context.now})::int AS overdue_today,
+                  count(*) FILTER (WHERE due_at >= ${context.now})::int AS soon
+                FROM tickets WHERE mode = ${this.mode} AND due_at >= ${today} AND due_at < ${context.soon}
+                  AND status = ANY(${statuses}::text[])) d`
+            : sql`(SELECT 0 AS overdue_today, 0 AS soon) d`
+        }`;
+    const v = r!;
+    if (v.rows > this.folded + COMPACT_AT) void this.compactViewCounts(today);
+    return {
+      needs_reply: v.waiting - v.snoozed_waiting,
+      snoozed: v.snoozed,
+      unassigned: v.unassigned,
+      mine: v.mine,
+      mentions: v.mentions,
+      overdue: v.overdue_before + v.overdue_today,
+      due_soon: v.soon,
+    };
+  }
+
+  /**
+   * Folds this mode's rows of ticket_view_counts (each write appends its +1 and -1) into one row per
+   * sum, in one transaction: a reader sees the rows before or after, whose sums are the same; rows of
+   * transactions not yet committed are not seen, so not folded, and stay. One instance at a time (a
+   * try of an advisory lock: the others leave it to that one).
+   */
+  private async compactViewCounts(today: string) {
+    if (this.compacting) return;
+    this.compacting = true;
+    try {
+      await this.db.sql.begin(async (tx) => {
+        const [lock] = await tx<{ ok: boolean }[]>`
+          SELECT pg_try_advisory_xact_lock(${VIEW_COUNTS_LOCK}, hashtext(${this.mode})) AS ok`;
+        if (!lock!.ok) return;
+        // The days before yesterday are summed into one ('0' sorts before every day): past stays past,
+        // even for an instance whose clock is behind this one's by less than a day.
+        const kept = await tx`
+          WITH gone AS (DELETE FROM ticket_view_counts WHERE mode = ${this.mode} RETURNING *)
+          INSERT INTO ticket_view_counts (mode, status, agent_id, waiting, mentioned, due_day, n)
+          SELECT mode, status, agent_id, waiting, mentioned, day, sum(n)
+          FROM (SELECT *, CASE WHEN due_day < to_char(${today}::date - 1, 'YYYY-MM-DD') THEN '0' ELSE due_day END AS day FROM gone) g
+          GROUP BY mode, status, agent_id, waiting, mentioned, day HAVING sum(n) <> 0`;
+        this.folded = kept.count;
+      });
+    } catch {
+      // Nothing is lost: the rows stay as they were, and a later read folds them.
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  /**
+   * The statuses' numbers from ticket_counts; the views' from their kept numbers (viewCounts) over
+   * the statuses that are not closed. The closed tickets, most of a shop's, are never read.
    */
   async counts(context: ListContext): Promise<Counts> {
     const statuses = await this.perStatus();
     const closed = new Set(context.closed);
-    const open = Object.keys(statuses).filter((s) => !closed.has(s));
-    const sql = await this.db.q();
-    const rows = await sql<
-      {
-        waiting: number;
-        snoozed: number;
-        unassigned: number;
-        mine: number;
-        mentions: number;
-        overdue: number;
-        soon: number;
-      }[]
-    >`
-      SELECT
-        count(*) FILTER (WHERE waiting_us AND ${this.awake(sql, context)})::int AS waiting,
-        count(*) FILTER (WHERE ${this.asleep(sql, context)})::int AS snoozed,
-        count(*) FILTER (WHERE agent_id IS NULL)::int AS unassigned,
-        count(*) FILTER (WHERE agent_id = ${context.me ?? null})::int AS mine,
-        count(*) FILTER (WHERE ${this.mentions(sql, context.me ?? null)})::int AS mentions,
-        count(*) FILTER (WHERE due_at < ${context.now})::int AS overdue,
-        count(*) FILTER (WHERE due_at >= ${context.now} AND due_at < ${context.soon})::int AS soon
-      FROM tickets WHERE mode = ${this.mode} AND status = ANY(${open}::text[])`;
     const views = noViews();
     for (const [status, n] of Object.entries(statuses)) {
       views.all += n;
       if (closed.has(status)) views.closed += n;
       else views.open += n;
     }
-    for (const r of rows) {
-      views.needs_reply += r.waiting;
-      views.snoozed += r.snoozed;
-      views.unassigned += r.unassigned;
-      views.mine += r.mine;
-      views.mentions += r.mentions;
-      views.overdue += r.overdue;
-      views.due_soon += r.soon;
-    }
+    Object.assign(views, await this.viewCounts(context, notClosedOf(statuses, context.closed), true));
     return { views, statuses };
   }
 
