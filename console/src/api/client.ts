@@ -181,7 +181,7 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
     list: (query: Query) => get<TicketList>('/list', query),
     /** Every ticket, any status and view (the search box): by number, id, email, name, text or tag. */
     search: (query: { q: string; limit: number; cursor?: string | undefined }) =>
-      get<{ data: ListItem[]; total: number; next_cursor: string | null }>('/search', query),
+      get<{ data: ListItem[]; total: number; total_capped?: true; next_cursor: string | null }>('/search', query),
     counts: () => get<Counts>('/counts'),
     /** A ticket with the newest page of its thread (`older_replies` says what is before it), or an older page. */
     ticket: (id: string, before?: string) =>

@@ -6,6 +6,7 @@ import { fill } from '../i18n/t.js';
 import { filtersQuery, toSaved, type Filters } from '../state/filters.js';
 import { useStore } from '../state/context.js';
 import { relative } from './format.js';
+import { ticketCount } from './ticket-count.js';
 import { AgentOptions, Avatar, PriorityBadge, StatusBadge, TagChip } from './bits.js';
 
 /** The ticket list of the current view: search, sort, filters, rows, and changes to several at once. */
@@ -26,7 +27,7 @@ export function InboxList({ filters, openId }: { filters: Filters; openId: strin
           {filters.status && ` · ${s.statusName(filters.status)}`}
         </h1>
         <p class="total" aria-live="polite">
-          {inbox.total.value === 1 ? t.ticketCountOne : fill(t.ticketCount, { n: inbox.total.value })}
+          {ticketCount(t, inbox.total.value, inbox.capped.value)}
         </p>
         <InboxPrefs filters={filters} />
       </div>

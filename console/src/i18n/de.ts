@@ -132,6 +132,7 @@ export const de: Strings = {
   tickets: 'Anfragen',
   ticketCount: '{n} Anfragen',
   ticketCountOne: '1 Anfrage',
+  ticketCountCapped: '{n}+ Anfragen',
   noTickets: 'Hier ist nichts. Gut gemacht!',
   loadMore: 'Mehr laden',
   selectTicket: '{subject} auswählen',

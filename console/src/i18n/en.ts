@@ -135,6 +135,8 @@ export const en = {
   tickets: 'Tickets',
   ticketCount: '{n} tickets',
   ticketCountOne: '1 ticket',
+  /** A search's total that is a lower bound (only the newest matches were counted). */
+  ticketCountCapped: '{n}+ tickets',
   noTickets: 'Nothing here. Well done!',
   loadMore: 'Load more',
   selectTicket: 'Select {subject}',

@@ -13,6 +13,8 @@ export function createInbox(api: Api) {
   const filters = signal<Filters>(DEFAULT_FILTERS);
   const rows = signal<ListItem[]>([]);
   const total = signal(0);
+  /** The search's `total` is a lower bound (`total_capped`): shown as "500+". */
+  const capped = signal(false);
   const loading = signal(false);
   const error = signal<unknown>(null);
   const counts = signal<Counts | null>(null);
@@ -44,6 +46,7 @@ export function createInbox(api: Api) {
           ? [...rows.value, ...page.data.filter((r) => !rows.value.some((o) => o.id === r.id))]
           : page.data;
         total.value = page.total;
+        capped.value = 'total_capped' in page && page.total_capped === true;
         error.value = null;
         if (changed) selected.value = new Set();
         else selected.value = new Set([...selected.value].filter((id) => rows.value.some((r) => r.id === id)));
@@ -141,6 +144,7 @@ export function createInbox(api: Api) {
     filters,
     rows,
     total,
+    capped,
     loading,
     error,
     counts,

@@ -26,23 +26,31 @@ import type { Counts, ListSort, TicketListItem } from '../model/index.js';
 import type { DurationRanks, ReportQuestion, ReportSums } from '../store/report-sums.js';
 import { afterCommit, currentUnit } from '../store/unit-of-work.js';
 import { CoalescedReads } from './coalesced-reads.js';
+import { SearchWordStats } from './search-stats.js';
 import type { Database, Sql } from './database.js';
 
 const SCAN_PAGE = 1000;
-/** /v1/search: the newest tickets whose matches tell a common query from a rare one. */
-const PROBE = 500;
-/**
- * A word matching at most this many of the PROBE newest is rare (about 0.2 %: a few thousand of a
- * million), found through the GIN index; a query of commoner words walks the newest tickets.
- */
-const RARE = 1;
 /** A common query ranks its newest this many matches: beyond them `total` is "at least". */
 const RANKED = 500;
 /**
- * A query of common words walks at most this many newest tickets (about 35 ms warm at 1M): words
- * that each match 0.2-10 % of the tickets find their matches among these only (`capped`).
+ * A word is rare enough to be looked up in the GIN index when about this share of the tickets hold it
+ * (1 in 50), and at most GIN_ROWS of them: the GIN plan reads each such ticket's row (4 µs each warm at
+ * a million tickets, 40 µs from disk), whatever else the query asks.
+ */
+const GIN_SHARE = 0.02;
+const GIN_ROWS = 20_000;
+/**
+ * Through the GIN index, at most this many newest tickets holding the rarer words are looked at (the
+ * other words checked on them): older ones make the result "at least" (`capped`).
+ */
+const CANDIDATES = 1000;
+/**
+ * A query of common words only (each in more than GIN_SHARE of the tickets) walks at most this many
+ * newest tickets: with each word in 1 of 50 or more, that finds a hundred matches or more.
  */
 const WALK = 5000;
+/** Word counts older than this are counted again (in the background; searches meanwhile use the old). */
+const STATS_MS = 5 * 60_000;
 
 /**
  * A value with its object keys in jsonb's order (shorter keys first, then by their bytes), as a read of
@@ -154,6 +162,11 @@ export class PgTicketStore implements TicketStore, FileStore {
   private compacting = false;
   /** The rows the last fold left: the next is due COMPACT_AT rows later (the sums' own rows stay). */
   private folded = 0;
+  /** The words' counts /v1/search plans by (see wordStats), the count under way, tickets written here. */
+  private stats: SearchWordStats | undefined;
+  private counting: Promise<SearchWordStats> | undefined;
+  private writes = 0;
+  private writesAtStats = 0;
 
   constructor(
     private readonly db: Database,
@@ -234,6 +247,7 @@ export class PgTicketStore implements TicketStore, FileStore {
       const ticket = withNumber(withoutKeys(change.ticket), given!.last);
       // Nothing is read back: the row goes out with the unit's next statement, or with its COMMIT.
       const { answer } = await this.db.later((q) => this.insert(q, ticket));
+      this.writes++;
       if (change.files?.length) await this.insertFiles(await this.db.q(), ticket.id, change.files);
       // A create is a ticket's first version: a copy already held was put there by a later write of the
       // same transaction (a rule run on ticket.created), whose row has the same version (xmin), so the
@@ -313,6 +327,7 @@ export class PgTicketStore implements TicketStore, FileStore {
    */
   async insertRows(sql: Sql, tickets: StoredTicket[]) {
     if (!tickets.length) return;
+    this.writes += tickets.length;
     const rows = tickets.map((t) => {
       const { parts, ...c } = columns(this.mode, withoutKeys(t));
       return { ...c, parts };
@@ -393,11 +408,15 @@ export class PgTicketStore implements TicketStore, FileStore {
   /**
    * /v1/search without reading every match: at a million tickets a common word matches hundreds of
    * thousands, and ranking them all (or letting PostgreSQL's estimate of a prefix's matches pick the
-   * GIN bitmap of all of them) took 23-42 s. So the newest PROBE tickets are read first and their
-   * matches counted per word: a query with a rare word asks the GIN index for its rare words and
-   * checks the rest on the few rows it gives, counting and ranking every match; one of common words
-   * walks the newest-first index (at most WALK tickets) and ranks its newest RANKED matches only
-   * (`capped`: `total` is then "at least").
+   * GIN bitmap of all of them) took 23-42 s. How common each word is comes from counts kept in
+   * memory (SearchWordStats, a sample counted every few minutes), so a search is one statement:
+   * - with a word held by at most GIN_SHARE of the tickets (and GIN_ROWS), the GIN index gives the
+   *   tickets holding the rare words, of any age; the newest CANDIDATES of them have the other words
+   *   checked, and the newest RANKED matches are ranked. Every match counted and ranked when they are
+   *   fewer, else `capped`.
+   * - with common words only, the newest-first index is walked (at most WALK tickets) and the newest
+   *   RANKED matches ranked (`capped` unless that walk saw every ticket and found fewer).
+   * Either plan is right for any counts: they only choose the cheaper one.
    */
   async search(query: string, limit: number, offset: number): Promise<ListPage & { capped?: boolean }> {
     const { words, number, id } = searchQuery(query);
@@ -413,71 +432,101 @@ export class PgTicketStore implements TicketStore, FileStore {
                 OR ${id === undefined ? sql`FALSE` : sql`id = ${id}`})
             ORDER BY number`;
     const exactIds = exact.map((r) => r.id);
-    const page = (items: TicketListItem[], total: number, capped?: boolean) => ({
+    const page = (items: TicketListItem[], total: number, capped: boolean) => ({
       items: [...exact.map((r) => r.item), ...items].slice(offset, offset + limit),
       total: exact.length + total,
       ...(capped ? { capped } : {}),
     });
-    if (!words.length) return page([], 0);
+    if (!words.length) return page([], 0, false);
     // Every word as a prefix (`dish:*` finds dishwasher); words hold letters and digits only, so
     // nothing in them is tsquery syntax.
-    const prefixes = words.map((w) => `${w}:*`);
-    const q = prefixes.join(' & ');
+    const q = words.map((w) => `${w}:*`).join(' & ');
     // The word matches already given as exact ones are left out; the page is cut after them.
     const skip = Math.max(0, offset - exact.length);
-    // (At least one row, which carries the total, when the exact ones fill the page.)
-    const take = Math.max(1, offset + limit - exact.length - skip);
+    const take = Math.max(0, offset + limit - exact.length - skip);
     const notExact = sql`NOT (id = ANY(${exactIds}::text[]))`;
-    const rank = sql`ts_rank(search_doc, to_tsquery('simple', ${q}))`;
 
-    // (With how many tickets there are, up to WALK + 1: an index-only count.)
-    const probed = await sql<{ q: string; n: number; tickets: number }[]>`
-      SELECT p.q, count(*) FILTER (WHERE newest.search_doc @@ to_tsquery('simple', p.q))::int AS n,
-        (SELECT count(*)::int FROM (SELECT 1 FROM tickets WHERE mode = ${this.mode}
-          ORDER BY created_at DESC, id DESC LIMIT ${WALK + 1}) t) AS tickets
-      FROM (SELECT search_doc FROM tickets WHERE mode = ${this.mode}
-            ORDER BY created_at DESC, id DESC LIMIT ${PROBE}) newest
-      CROSS JOIN unnest(${[q, ...prefixes]}::text[]) AS p(q)
-      GROUP BY p.q`;
-    const seen = new Map(probed.map((r) => [r.q, r.n]));
-    const rare = prefixes.filter((w) => (seen.get(w) ?? 0) <= RARE);
-
+    const stats = await this.wordStats();
+    const rareAt = Math.min(GIN_ROWS, stats.tickets * GIN_SHARE);
+    const rare = words.filter((w) => stats.matches(w) <= rareAt);
+    // The matches to rank, newest first, at most RANKED + 1 (one more tells that there are more), and
+    // how many tickets were looked at, whose limit reached also means "at least".
+    let matches;
+    let looked: number;
     if (rare.length) {
       // Through the GIN index by the rare words only: a common prefix's GIN entries list most of the
-      // table (456 ms for two of them at 1M); the other words are checked on the rows found
-      // (ts_match_vq is @@ as a function, which no index answers).
-      const rows = await sql<{ item: TicketListItem; total: number }[]>`
-        SELECT item, count(*) OVER ()::int AS total FROM tickets
-        WHERE mode = ${this.mode} AND search_doc @@ to_tsquery('simple', ${rare.join(' & ')})
-          AND ts_match_vq(search_doc, to_tsquery('simple', ${q})) AND ${notExact}
-        ORDER BY ${rank} DESC, created_at DESC, id DESC
-        LIMIT ${take} OFFSET ${skip}`;
-      const total =
-        rows[0]?.total ??
-        (skip > 0
-          ? (
-              await sql<{ n: number }[]>`
-                SELECT count(*)::int AS n FROM tickets WHERE mode = ${this.mode}
-                  AND search_doc @@ to_tsquery('simple', ${rare.join(' & ')})
-                  AND ts_match_vq(search_doc, to_tsquery('simple', ${q})) AND ${notExact}`
-            )[0]!.n
-          : 0);
-      return page([...Array(skip).fill(undefined), ...rows.map((r) => r.item)], total);
+      // table (456 ms for two of them at 1M); the subquery's OFFSET 0 keeps the planner from walking
+      // the newest-first index for the ORDER BY instead (1.8-9 s for a word in 1 % of a million).
+      // The other words are checked on the newest CANDIDATES found (ts_match_vq is @@ as a function,
+      // which no index answers), newest first until RANKED + 1 match: a materialized CTE is read in
+      // the order it was written.
+      const others = rare.length < words.length;
+      matches = sql`
+        candidates AS MATERIALIZED (
+          SELECT item, created_at, id, search_doc FROM (
+            SELECT item, created_at, id, search_doc FROM tickets
+            WHERE mode = ${this.mode} AND search_doc @@ to_tsquery('simple', ${rare.map((w) => `${w}:*`).join(' & ')})
+              AND ${notExact}
+            OFFSET 0) found
+          ORDER BY created_at DESC, id DESC LIMIT ${CANDIDATES}),
+        matches AS MATERIALIZED (
+          SELECT item, created_at, id, search_doc FROM candidates
+          ${others ? sql`WHERE ts_match_vq(search_doc, to_tsquery('simple', ${q}))` : sql``}
+          LIMIT ${RANKED + 1})`;
+      looked = CANDIDATES;
+    } else {
+      // Every word is common: the newest matches, walking the newest-first index (the subquery keeps
+      // the planner off the GIN index whatever it estimates), at most WALK tickets of it.
+      matches = sql`
+        candidates AS MATERIALIZED (
+          SELECT 1 FROM tickets WHERE mode = ${this.mode} ORDER BY created_at DESC, id DESC LIMIT ${WALK + 1}),
+        matches AS MATERIALIZED (
+          SELECT item, created_at, id, search_doc FROM (
+            SELECT item, created_at, id, search_doc FROM tickets WHERE mode = ${this.mode}
+            ORDER BY created_at DESC, id DESC LIMIT ${WALK}) walked
+          WHERE search_doc @@ to_tsquery('simple', ${q}) AND ${notExact} LIMIT ${RANKED + 1})`;
+      looked = WALK + 1;
     }
-    // Every word is common: the newest matches, walking the newest-first index (the subquery keeps
-    // the planner off the GIN index whatever it estimates), at most WALK tickets of it.
-    const newest = sql`SELECT item, created_at, id, ${rank} AS rank FROM (
-        SELECT item, created_at, id, search_doc FROM tickets WHERE mode = ${this.mode}
-        ORDER BY created_at DESC, id DESC LIMIT ${WALK}) walked
-      WHERE search_doc @@ to_tsquery('simple', ${q}) AND ${notExact} LIMIT ${RANKED}`;
-    const rows = await sql<{ item: TicketListItem; total: number }[]>`
-      SELECT item, count(*) OVER ()::int AS total FROM (${newest}) ranked
-      ORDER BY rank DESC, created_at DESC, id DESC LIMIT ${take} OFFSET ${skip}`;
-    const found =
-      rows[0]?.total ??
-      (skip > 0 ? (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (${newest}) ranked`)[0]!.n : 0);
-    const walkedAll = (probed[0]?.tickets ?? 0) <= WALK;
-    return page([...Array(skip).fill(undefined), ...rows.map((r) => r.item)], found, found >= RANKED || !walkedAll);
+    // One row at least (the counts), with the page's list items beside it when the page has any; only
+    // the page's items leave the database.
+    const rows = await sql<{ looked: number; found: number; item: TicketListItem | null }[]>`
+      WITH ${matches}
+      SELECT n.looked, n.found, p.item FROM
+        (SELECT (SELECT count(*) FROM candidates)::int AS looked, (SELECT count(*) FROM matches)::int AS found) n
+        LEFT JOIN LATERAL (
+          SELECT item, created_at, id, ts_rank(search_doc, to_tsquery('simple', ${q})) AS rank FROM (
+            SELECT * FROM matches ORDER BY created_at DESC, id DESC LIMIT ${RANKED}) ranked
+          ORDER BY rank DESC, created_at DESC, id DESC LIMIT ${take} OFFSET ${skip}) p ON TRUE
+      ORDER BY p.rank DESC, p.created_at DESC, p.id DESC`;
+    const found = rows[0]!.found;
+    const capped = found > RANKED || rows[0]!.looked >= looked;
+    const items = rows.flatMap((r) => (r.item ? [r.item] : []));
+    return page([...Array<TicketListItem>(skip).fill(undefined as never), ...items], Math.min(found, RANKED), capped);
+  }
+
+  /**
+   * How common the mode's words are: counted at the first search, again after STATS_MS or once this
+   * instance wrote a tenth more tickets than were counted (another instance's writes wait for the
+   * time). Searches go on with the counts held while new ones are made.
+   */
+  private async wordStats(): Promise<SearchWordStats> {
+    const held = this.stats;
+    const stale =
+      !held || Date.now() - held.at > STATS_MS || this.writes - this.writesAtStats > held.tickets / 10 + 100;
+    if (stale && !this.counting) {
+      const writes = this.writes;
+      this.counting = SearchWordStats.sample(this.db.sql, this.mode)
+        .then((s) => {
+          this.stats = s;
+          this.writesAtStats = writes;
+          return s;
+        })
+        .finally(() => (this.counting = undefined));
+      // A failed count in the background is tried again by the next search; the first one's failure
+      // is that search's (503 while the database is gone).
+      if (held) this.counting.catch(() => {});
+    }
+    return held ?? this.counting!;
   }
 
   /** The migration command's: numbers go on after `last` (the highest the data directory ever gave). */

@@ -29,9 +29,11 @@ const search = route({
     'Tickets of any status and view. A number (`1042`, `#1042`) or an id names one ticket exactly, which ' +
     'comes first; otherwise every word must match the beginning of a word of the ticket (`dish` finds ' +
     '"dishwasher"), and tickets where it is in the subject rank above those with it in a message; then ' +
-    'newest first. Internal notes are searched too: only secret keys and agents may search. On PostgreSQL a ' +
-    'query of common words only looks at the newest 5,000 tickets and ranks at most 500 matches: then ' +
-    '`total_capped` is true and `total` a lower bound (a rarer word, an email or a number reaches older tickets).',
+    'newest first. Internal notes are searched too: only secret keys and agents may search. On PostgreSQL at ' +
+    'most the newest 500 matches are ranked; a query with a rarer word (in at most 2 % of the tickets, and ' +
+    '20,000) checks its other words on the newest 1,000 tickets holding it, one of commoner words only looks ' +
+    'at the newest 5,000 tickets: when that leaves matches out, `total_capped` is true and `total` a lower ' +
+    'bound (a rarer word, an email or a number reaches older tickets).',
   query: SearchQuery,
   responses: { 200: { description: 'A page of matching tickets, best first', schema: SearchResultsSchema } },
   async handler({ actor, query }, deps) {
