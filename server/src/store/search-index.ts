@@ -124,7 +124,18 @@ function appended(p: Postings, posting: number): Postings {
 interface Bucket {
   terms: string[];
   postings: Postings[];
+  /**
+   * Word -> its slot, once the bucket holds more than SCAN_UP_TO words (a few words are found
+   * faster by a scan, and most buckets at 100k tickets hold an id's word or two: one Map of every
+   * word took some 15 MB).
+   */
+  slots?: Map<string, number>;
 }
+
+/** Up to this many words, a bucket's words are scanned for the one a posting goes to. */
+const SCAN_UP_TO = 16;
+/** V8 keeps a substring of this many characters or more as a slice of its whole string. */
+const FLAT_FROM = 13;
 
 /** What a search found: the ids of one page, best first, and how many tickets match in all. */
 export interface SearchPage {
@@ -155,8 +166,6 @@ const SLICE_MS = 8;
  * and the postings are renumbered once dead entries outnumber live ones.
  */
 export class SearchIndex {
-  /** Word -> its slot in its bucket. */
-  private slots = new Map<string, number>();
   /** The words by their first BUCKET characters (shorter words by themselves), each beside its postings. */
   private buckets = new Map<string, Bucket>();
   /** The buckets by each shorter beginning of their key ("a", "ab" for "abc"): a prefix of one or two characters. */
@@ -231,33 +240,32 @@ export class SearchIndex {
     this.byId.set(id, doc);
     for (const [w, weight] of found) {
       const posting = doc * (WEIGHT_MASK + 1) + weight;
-      const slot = this.slots.get(w);
-      if (slot === undefined) this.file(w, posting);
-      else {
-        const bucket = this.buckets.get(w.slice(0, BUCKET))!;
-        bucket.postings[slot] = appended(bucket.postings[slot]!, posting);
-      }
+      const bucket = this.buckets.get(w.slice(0, BUCKET));
+      const slot = bucket === undefined ? -1 : bucket.slots ? (bucket.slots.get(w) ?? -1) : bucket.terms.indexOf(w);
+      if (slot < 0) this.file(w, posting, bucket);
+      else bucket!.postings[slot] = appended(bucket!.postings[slot]!, posting);
     }
   }
 
-  /** Puts a new word in its bucket. */
-  private file(term: string, postings: Postings) {
-    const key = term.slice(0, BUCKET);
-    const bucket = this.buckets.get(key);
+  /** Puts a new word in its bucket (`bucket`: the one of its beginning, if there is one yet). */
+  private file(word: string, postings: Postings, bucket = this.buckets.get(word.slice(0, BUCKET))) {
+    // A long word matched in a text is a slice of that text, and would keep all of it in memory.
+    const term = word.length >= FLAT_FROM ? (JSON.parse(`"${word}"`) as string) : word;
     if (!bucket) {
-      this.slots.set(term, 0);
-      const made = { terms: [term], postings: [postings] };
+      const key = term.slice(0, BUCKET);
+      const made: Bucket = { terms: [term], postings: [postings] };
       this.buckets.set(key, made);
       for (let n = 1; n <= key.length; n++) {
         const shorter = this.shorter.get(key.slice(0, n));
         if (shorter) shorter.push(made);
         else this.shorter.set(key.slice(0, n), [made]);
       }
-    } else {
-      this.slots.set(term, bucket.terms.length);
-      bucket.terms.push(term);
-      bucket.postings.push(postings);
+      return;
     }
+    if (!bucket.slots && bucket.terms.length === SCAN_UP_TO) bucket.slots = new Map(bucket.terms.map((t, i) => [t, i]));
+    bucket.terms.push(term);
+    bucket.postings.push(postings);
+    bucket.slots?.set(term, bucket.terms.length - 1);
   }
 
   private drop(id: string) {
@@ -282,7 +290,6 @@ export class SearchIndex {
       created.push(this.created[d]!);
     }
     const old = [...this.buckets.values()];
-    this.slots.clear();
     this.buckets.clear();
     this.shorter.clear();
     for (const bucket of old)
