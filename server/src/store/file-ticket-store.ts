@@ -451,7 +451,7 @@ export class FileTicketStore implements TicketStore, FileStore {
 
   async search(query: string, limit: number, offset: number) {
     // Until the index holds every ticket, a search waits for it (its slices go on meanwhile): the
-    // wait is bounded by the build, about a second at 100k tickets on a quiet machine.
+    // wait is bounded by the build, about two seconds of a core at 100k tickets.
     if (!this.words.ready) await this.words.whenReady();
     const { words, number, id } = searchQuery(query);
     // The ticket a number or an id names exactly comes first.
