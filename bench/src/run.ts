@@ -466,6 +466,8 @@ async function scale() {
     {
       start: number;
       starts: number[];
+      /** From the port's first answer to the first search's, on the last start (the search index's build). */
+      indexedMs: number;
       rss: number;
       create?: LoadResult;
       ticket: LoadResult;
@@ -488,6 +490,11 @@ async function scale() {
     }
     starts.push(t.startMs);
     try {
+      // The JSON store builds its search index after the port opens, and a search waits for it: the
+      // memory is read once the first search has answered, with the index whole.
+      const opened = performance.now();
+      await fetch(`${t.url}/v1/search?q=teapot&limit=1`, { headers: SK }).then((r) => r.arrayBuffer());
+      const indexedMs = performance.now() - opened;
       await new Promise((r) => setTimeout(r, 500)); // let start-up garbage settle before reading memory
       const rss = t.rssMb();
       const seconds = Math.max(2, SECONDS / 2);
@@ -540,7 +547,7 @@ async function scale() {
         { ...common, headers: SK, paths: searches.map((q) => `/v1/search?q=${q}&limit=25`) },
         t,
       );
-      results.set(n, { start: median(starts), starts, rss, create, ticket, list, search });
+      results.set(n, { start: median(starts), starts, indexedMs, rss, create, ticket, list, search });
     } finally {
       await t.stop();
       if (!keep) rmSync(dir, { recursive: true, force: true });
@@ -554,6 +561,7 @@ async function scale() {
     add({ what: `${n} tickets: /list?status=open p50 / p99 ms`, value: `${fmt(r.list.p50)} / ${fmt(r.list.p99)}` });
     add({ what: `${n} tickets: /search p50 / p99 ms`, value: `${fmt(r.search.p50)} / ${fmt(r.search.p99)}` });
     add({ what: `${n} tickets: start-up ms, memory MB`, value: `${fmt(r.start, 0)} ms, ${fmt(r.rss, 0)} MB` });
+    add({ what: `${n} tickets: first search after the port opened, ms`, value: fmt(r.indexedMs, 0) });
     if (r.starts.length > 1)
       note(
         `${n} tickets: start-up of each start ${r.starts.map((ms) => fmt(ms, 0)).join(', ')} ms; median ${fmt(r.start, 0)} ms`,
@@ -597,7 +605,7 @@ async function scale() {
       pass: at100k.start <= 3000,
     });
     add({
-      what: 'memory after start at 100000',
+      what: 'memory after start at 100000 (search index built)',
       value: `${fmt(at100k.rss, 0)} MB`,
       target: '≤ 300 MB',
       pass: at100k.rss <= 300,

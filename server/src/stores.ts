@@ -71,6 +71,14 @@ export async function openFileStores(
     FileSessionStore.open(dataDir),
     FileFeedbackStore.open(join(dataDir, 'kb_feedback.jsonl')),
   ]);
+  // The search indexes are built after the port opens (store/search-index.ts): the log says when.
+  const opened = performance.now();
+  void Promise.all([live.searchReady(), test.searchReady()]).then(async () =>
+    logger.info(
+      { ms: Math.round(performance.now() - opened), tickets: (await live.count({})) + (await test.count({})) },
+      'search index ready',
+    ),
+  );
   return {
     configStore,
     keys: new ConfigKeyStore(configStore, envKeys),

@@ -13,15 +13,42 @@ function words(text: string): string[] {
   return text.toLowerCase().match(WORD) ?? [];
 }
 
+/** Between a ticket's message and replies in `texts` (the list index's searchText uses the same). */
+export const TEXT_SEPARATOR = '\u0001';
+
+/**
+ * What a ticket's words are read from: its list item's fields, and its message and replies as one
+ * text (joined by TEXT_SEPARATOR). At start the texts come from the list index, which holds them
+ * lower-cased already: the ticket's body is not parsed for its words a second time.
+ */
+export interface SearchSource {
+  id: string;
+  subject: string;
+  name: string;
+  email: string;
+  tags: readonly string[];
+  texts: string;
+}
+
+/** A stored ticket as a SearchSource. */
+const sourceOf = (t: StoredTicket): SearchSource => ({
+  id: t.id,
+  subject: t.subject,
+  name: t.name,
+  email: t.email,
+  tags: t.tags,
+  texts: [t.message, ...t.replies.map((r) => r.message)].join(TEXT_SEPARATOR),
+});
+
 /** A ticket's words by weight, each group as one text of words (PostgreSQL's full-text document). */
 export function searchParts(t: StoredTicket): { subject: string; who: string; text: string } {
   const by: Record<number, string[]> = { [WEIGHT.subject]: [], [WEIGHT.who]: [], [WEIGHT.text]: [] };
-  for (const [w, weight] of weightedWords(t)) if (/^[\p{L}\p{N}]+$/u.test(w)) by[weight]!.push(w);
+  for (const [w, weight] of weightedWords(sourceOf(t))) if (/^[\p{L}\p{N}]+$/u.test(w)) by[weight]!.push(w);
   return { subject: by[WEIGHT.subject]!.join(' '), who: by[WEIGHT.who]!.join(' '), text: by[WEIGHT.text]!.join(' ') };
 }
 
 /** A ticket's words with their weight (the highest where a word occurs in several places). */
-function weightedWords(t: StoredTicket): Map<string, number> {
+function weightedWords(t: SearchSource): Map<string, number> {
   const found = new Map<string, number>();
   const add = (text: string, weight: number) => {
     for (const w of words(text)) if ((found.get(w) ?? 0) < weight) found.set(w, weight);
@@ -31,12 +58,9 @@ function weightedWords(t: StoredTicket): Map<string, number> {
   // Not the whole email or id as one word besides its parts: a query's words never hold "@", "." or
   // "_", so whatever begins the whole also begins its first part, and the whole would only add 100k
   // words beginning "tkt" to read for every search of an id.
-  let budget = TEXT_MAX;
-  for (const text of [t.message, ...t.replies.map((r) => r.message)]) {
-    if (budget <= 0) break;
-    add(text.slice(0, budget), WEIGHT.text);
-    budget -= text.length;
-  }
+  // At most TEXT_MAX characters of the texts (lower-cased first: the list index's are, and a cut
+  // at the same place gives the same words on both paths).
+  add(t.texts.toLowerCase().slice(0, TEXT_MAX), WEIGHT.text);
   return found;
 }
 
@@ -49,11 +73,69 @@ const BUCKET = 3;
 /** The score of the ticket a query names exactly by its number or id: above any words' score. */
 const EXACT = 1000;
 
-/** The words beginning with the same characters, and each one's postings (the same arrays as in `terms`). */
+/**
+ * A word's postings, in document order, as compact as their number allows: one posting is a number
+ * (most words at 100k tickets are one ticket's id or number), a few an array of exactly their size,
+ * more a Uint32Array with spare room whose slot 0 holds the count (a growing JS array of numbers
+ * keeps 17 slots of 8 bytes for two postings, and half again as many as it holds after that).
+ */
+type Postings = number | number[] | Uint32Array;
+/** From this many postings on, a word's postings are a Uint32Array. */
+const TYPED_FROM = 8;
+
+/** The number of postings. */
+const sizeOf = (p: Postings) => (typeof p === 'number' ? 1 : p instanceof Uint32Array ? p[0]! : p.length);
+
+/** Postings as something to index, with where they begin and end (reading a number through `one`). */
+const one = [0];
+function span(p: Postings): { list: ArrayLike<number>; from: number; to: number } {
+  if (typeof p === 'number') {
+    one[0] = p;
+    return { list: one, from: 0, to: 1 };
+  }
+  return p instanceof Uint32Array ? { list: p, from: 1, to: p[0]! + 1 } : { list: p, from: 0, to: p.length };
+}
+
+/** The postings with `posting` (a later document than any in them) added at the end. */
+function appended(p: Postings, posting: number): Postings {
+  if (typeof p === 'number') return [p, posting];
+  if (!(p instanceof Uint32Array)) {
+    if (p.length + 1 < TYPED_FROM) return [...p, posting];
+    const typed = new Uint32Array(TYPED_FROM * 2);
+    typed.set(p, 1);
+    typed[0] = p.length + 1;
+    typed[p.length + 1] = posting;
+    return typed;
+  }
+  const n = p[0]! + 1;
+  if (n < p.length) {
+    p[n] = posting;
+    p[0] = n;
+    return p;
+  }
+  const grown = new Uint32Array(p.length * 2);
+  grown.set(p);
+  grown[n] = posting;
+  grown[0] = n;
+  return grown;
+}
+
+/** The words beginning with the same characters, each beside its postings. */
 interface Bucket {
   terms: string[];
-  postings: number[][];
+  postings: Postings[];
+  /**
+   * Word -> its slot, once the bucket holds more than SCAN_UP_TO words (a few words are found
+   * faster by a scan, and most buckets at 100k tickets hold an id's word or two: one Map of every
+   * word took some 15 MB).
+   */
+  slots?: Map<string, number>;
 }
+
+/** Up to this many words, a bucket's words are scanned for the one a posting goes to. */
+const SCAN_UP_TO = 16;
+/** V8 keeps a substring of this many characters or more as a slice of its whole string. */
+const FLAT_FROM = 13;
 
 /** What a search found: the ids of one page, best first, and how many tickets match in all. */
 export interface SearchPage {
@@ -61,13 +143,16 @@ export interface SearchPage {
   total: number;
 }
 
+/** How long the build at start indexes tickets in one turn of the event loop before it lets requests in. */
+const SLICE_MS = 8;
+
 /**
  * An inverted index of every ticket's words, kept in memory beside the list index and updated on
  * every write, so a search reads the postings of the words asked for instead of every ticket's text.
  * A word of the query matches the words it begins (prefix search), so part of an id, an email or a
  * word finds its tickets.
  *
- * Where the time goes at 100k tickets (about 500k distinct words, most of them ids and numbers) and
+ * Where the time goes at 100k tickets (about 300k distinct words, most of them ids and numbers) and
  * what keeps each part small:
  * - finding the words a prefix begins: the words are grouped by their first three characters, so a
  *   prefix reads one group (a few thousand words at most), not every word (tens of milliseconds);
@@ -81,13 +166,7 @@ export interface SearchPage {
  * and the postings are renumbered once dead entries outnumber live ones.
  */
 export class SearchIndex {
-  /** Word -> its postings, in document order. */
-  private terms = new Map<string, number[]>();
-  /**
-   * The words by their first BUCKET characters (shorter words by themselves), each beside its
-   * postings: a prefix's words are read here without a lookup in `terms` per word (at 500k words
-   * each lookup is a few cache misses, 40 ms for the 10k words beginning "customer").
-   */
+  /** The words by their first BUCKET characters (shorter words by themselves), each beside its postings. */
   private buckets = new Map<string, Bucket>();
   /** The buckets by each shorter beginning of their key ("a", "ab" for "abc"): a prefix of one or two characters. */
   private shorter = new Map<string, Bucket[]>();
@@ -101,10 +180,53 @@ export class SearchIndex {
   private score = new Uint16Array(0);
   /** Per document, reused and left zeroed: the best weight of the word being matched. */
   private best = new Uint8Array(0);
+  /** Settled once every ticket given to build() is in (at once when there was nothing to build). */
+  private building: Promise<void> = Promise.resolve();
+  private built = true;
+
+  /** Whether a ticket is in the index (a write put it, or the build reached it). */
+  has(id: string) {
+    return this.byId.has(id);
+  }
+
+  /** Whether the build started at start-up has finished. */
+  get ready() {
+    return this.built;
+  }
+
+  /** Settles when the build is done (searches wait for it: until then some tickets are missing). */
+  whenReady(): Promise<void> {
+    return this.building;
+  }
+
+  /**
+   * Indexes the tickets of `ids` after the port opens, in slices of SLICE_MS that yield to the event
+   * loop between them, so requests are answered meanwhile. `source` reads a ticket's words as they are
+   * now (undefined: it was deleted); a ticket a write put in the index meanwhile is skipped (the write
+   * indexed its newer version).
+   */
+  build(ids: readonly string[], source: (id: string) => SearchSource | undefined, created: (id: string) => number) {
+    this.built = false;
+    this.building = (async () => {
+      let i = 0;
+      while (i < ids.length) {
+        const until = performance.now() + SLICE_MS;
+        for (; i < ids.length && (i % 64 !== 0 || performance.now() < until); i++) {
+          const id = ids[i]!;
+          if (this.byId.has(id)) continue;
+          const s = source(id);
+          if (s) this.insert(id, created(id), weightedWords(s));
+        }
+        if (i < ids.length) await new Promise((ok) => setImmediate(ok));
+      }
+      this.built = true;
+    })();
+    return this.building;
+  }
 
   put(t: StoredTicket) {
     this.drop(t.id);
-    this.insert(t.id, Date.parse(t.created_at), weightedWords(t));
+    this.insert(t.id, Date.parse(t.created_at), weightedWords(sourceOf(t)));
   }
 
   remove(id: string) {
@@ -117,32 +239,33 @@ export class SearchIndex {
     this.created.push(created);
     this.byId.set(id, doc);
     for (const [w, weight] of found) {
-      const p = this.terms.get(w);
-      if (p) p.push(doc * (WEIGHT_MASK + 1) + weight);
-      else {
-        const postings = [doc * (WEIGHT_MASK + 1) + weight];
-        this.terms.set(w, postings);
-        this.file(w, postings);
-      }
+      const posting = doc * (WEIGHT_MASK + 1) + weight;
+      const bucket = this.buckets.get(w.slice(0, BUCKET));
+      const slot = bucket === undefined ? -1 : bucket.slots ? (bucket.slots.get(w) ?? -1) : bucket.terms.indexOf(w);
+      if (slot < 0) this.file(w, posting, bucket);
+      else bucket!.postings[slot] = appended(bucket!.postings[slot]!, posting);
     }
   }
 
-  /** Puts a new word in its bucket. */
-  private file(term: string, postings: number[]) {
-    const key = term.slice(0, BUCKET);
-    const bucket = this.buckets.get(key);
+  /** Puts a new word in its bucket (`bucket`: the one of its beginning, if there is one yet). */
+  private file(word: string, postings: Postings, bucket = this.buckets.get(word.slice(0, BUCKET))) {
+    // A long word matched in a text is a slice of that text, and would keep all of it in memory.
+    const term = word.length >= FLAT_FROM ? (JSON.parse(`"${word}"`) as string) : word;
     if (!bucket) {
-      const made = { terms: [term], postings: [postings] };
+      const key = term.slice(0, BUCKET);
+      const made: Bucket = { terms: [term], postings: [postings] };
       this.buckets.set(key, made);
       for (let n = 1; n <= key.length; n++) {
         const shorter = this.shorter.get(key.slice(0, n));
         if (shorter) shorter.push(made);
         else this.shorter.set(key.slice(0, n), [made]);
       }
-    } else {
-      bucket.terms.push(term);
-      bucket.postings.push(postings);
+      return;
     }
+    if (!bucket.slots && bucket.terms.length === SCAN_UP_TO) bucket.slots = new Map(bucket.terms.map((t, i) => [t, i]));
+    bucket.terms.push(term);
+    bucket.postings.push(postings);
+    bucket.slots?.set(term, bucket.terms.length - 1);
   }
 
   private drop(id: string) {
@@ -166,18 +289,22 @@ export class SearchIndex {
       docs.push(id);
       created.push(this.created[d]!);
     }
-    for (const [term, postings] of this.terms) {
-      let kept = 0;
-      for (const p of postings) {
-        const doc = renumbered[p >> WEIGHT_BITS]!;
-        if (doc >= 0) postings[kept++] = (doc << WEIGHT_BITS) | (p & WEIGHT_MASK);
-      }
-      postings.length = kept;
-      if (!kept) this.terms.delete(term);
-    }
+    const old = [...this.buckets.values()];
     this.buckets.clear();
     this.shorter.clear();
-    for (const [term, postings] of this.terms) this.file(term, postings);
+    for (const bucket of old)
+      for (let t = 0; t < bucket.terms.length; t++) {
+        const { list, from, to } = span(bucket.postings[t]!);
+        let kept: Postings | undefined;
+        for (let j = from; j < to; j++) {
+          const p = list[j]!;
+          const doc = renumbered[p >> WEIGHT_BITS]!;
+          if (doc < 0) continue;
+          const posting = (doc << WEIGHT_BITS) | (p & WEIGHT_MASK);
+          kept = kept === undefined ? posting : appended(kept, posting);
+        }
+        if (kept !== undefined) this.file(bucket.terms[t]!, kept);
+      }
     this.docs = docs;
     this.created = created;
     this.dead = 0;
@@ -211,12 +338,13 @@ export class SearchIndex {
   }
 
   /** The live documents of these postings, each scored with its best weight among them. */
-  private firstWord(terms: number[][]): number[] {
+  private firstWord(terms: Postings[]): number[] {
     const { score, docs } = this;
     const candidates: number[] = [];
-    for (const postings of terms)
-      for (let j = 0; j < postings.length; j++) {
-        const p = postings[j]!;
+    for (const postings of terms) {
+      const { list, from, to } = span(postings);
+      for (let j = from; j < to; j++) {
+        const p = list[j]!;
         const doc = p >> WEIGHT_BITS;
         if (docs[doc] === undefined) continue;
         const w = p & WEIGHT_MASK;
@@ -224,6 +352,7 @@ export class SearchIndex {
         if (!had) candidates.push(doc);
         if (had < w) score[doc] = w;
       }
+    }
     return candidates;
   }
 
@@ -233,19 +362,21 @@ export class SearchIndex {
    * candidates: then each candidate is looked up in them (they are in document order), so a rare
    * word beside "com" of every email reads a few hundred entries, not 100k.
    */
-  private thinOut(candidates: number[], terms: number[][]): number[] {
+  private thinOut(candidates: number[], terms: Postings[]): number[] {
     const { score, best } = this;
     for (const postings of terms) {
-      if (candidates.length * Math.log2(postings.length + 1) < postings.length) {
+      const { list, from, to } = span(postings);
+      if (candidates.length * Math.log2(to - from + 1) < to - from) {
         for (const doc of candidates) {
-          const p = postings[firstAtLeast(postings, doc << WEIGHT_BITS)];
+          const at = firstAtLeast(list, from, to, doc << WEIGHT_BITS);
+          const p = at < to ? list[at]! : undefined;
           if (p !== undefined && p >> WEIGHT_BITS === doc && best[doc]! < (p & WEIGHT_MASK))
             best[doc] = p & WEIGHT_MASK;
         }
         continue;
       }
-      for (let j = 0; j < postings.length; j++) {
-        const p = postings[j]!;
+      for (let j = from; j < to; j++) {
+        const p = list[j]!;
         const doc = p >> WEIGHT_BITS;
         if (score[doc] && best[doc]! < (p & WEIGHT_MASK)) best[doc] = p & WEIGHT_MASK;
       }
@@ -302,8 +433,8 @@ export class SearchIndex {
   }
 
   /** The postings of every word that begins with `prefix`. */
-  private termsStarting(prefix: string): number[][] {
-    const found: number[][] = [];
+  private termsStarting(prefix: string): Postings[] {
+    const found: Postings[] = [];
     const take = ({ terms, postings }: Bucket, all: boolean) => {
       for (let i = 0; i < terms.length; i++) if (all || terms[i]!.startsWith(prefix)) found.push(postings[i]!);
     };
@@ -315,10 +446,10 @@ export class SearchIndex {
   }
 }
 
-/** The first position in sorted `values` holding `value` or more (`values.length` if none). */
-function firstAtLeast(values: number[], value: number): number {
-  let lo = 0;
-  let hi = values.length;
+/** The first position in sorted `values[from..to)` holding `value` or more (`to` if none). */
+function firstAtLeast(values: ArrayLike<number>, from: number, to: number, value: number): number {
+  let lo = from;
+  let hi = to;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (values[mid]! < value) lo = mid + 1;
@@ -351,7 +482,7 @@ function siftDown(heap: number[], i: number, first: (a: number, b: number) => bo
 }
 
 /** How many entries these postings hold (dead ones included): a word's cost. */
-const postingsOf = (terms: number[][]) => terms.reduce((n, p) => n + p.length, 0);
+const postingsOf = (terms: Postings[]) => terms.reduce<number>((n, p) => n + sizeOf(p), 0);
 
 /** At most this many words of a query are searched. */
 const QUERY_WORDS = 8;

@@ -1,4 +1,5 @@
 import { noViews, type Counts, type InboxView, type ListSort, type TicketListItem } from '../model/index.js';
+import { TEXT_SEPARATOR, type SearchSource } from './search-index.js';
 import { NEWEST, type AutomationFacts, type ListContext, type ListFilter, type StoredTicket } from './ticket-store.js';
 
 interface Entry extends AutomationFacts {
@@ -16,12 +17,13 @@ interface Entry extends AutomationFacts {
 /** Priorities by urgency (sort=priority: highest first). */
 export const PRIORITY_RANK: Record<string, number> = { low: 0, normal: 1, high: 2, urgent: 3 };
 
-// Between the searched texts: a query cannot match across two of them (no text holds this character).
-const SEPARATOR = '\u0001';
-
-/** What `q` searches: subject, name, email, message, and every reply and note, lower-cased. */
+/**
+ * What `q` searches: subject, name, email, message, and every reply and note, lower-cased, with a
+ * separator no text holds between them (a query cannot match across two). The search index reads
+ * a ticket's words from it at start (searchSource).
+ */
 export function searchText(t: StoredTicket): string {
-  return [t.subject, t.name, t.email, t.message, ...t.replies.map((r) => r.message)].join(SEPARATOR).toLowerCase();
+  return [t.subject, t.name, t.email, t.message, ...t.replies.map((r) => r.message)].join(TEXT_SEPARATOR).toLowerCase();
 }
 
 /** Whether the customer has the last word: their last reply (notes aside) is the newest, or nobody answered. */
@@ -288,6 +290,24 @@ export class TicketIndex {
   /** The list view of one ticket. */
   itemOf(id: string): TicketListItem | undefined {
     return this.byId.get(id)?.item;
+  }
+
+  /**
+   * What the search index reads a ticket's words from: the list item, and the message and replies
+   * from the text kept for `q` (they follow the subject, the name and the email there, each of them
+   * lower-cased alone to the same length), so the build at start parses no ticket a second time.
+   */
+  searchSource(id: string): SearchSource | undefined {
+    const e = this.byId.get(id);
+    if (!e) return undefined;
+    const { subject, name, email, tags } = e.item;
+    const skip = subject.toLowerCase().length + name.toLowerCase().length + email.toLowerCase().length + 3;
+    return { id, subject, name, email, tags, texts: e.text.slice(skip) };
+  }
+
+  /** Every ticket's id, oldest first. */
+  ids(): string[] {
+    return this.ordered.map((e) => e.item.id);
   }
 
   numberOf(id: string): number | undefined {
