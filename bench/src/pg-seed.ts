@@ -146,6 +146,9 @@ function seedTicket(i: number, count: number, end: number): StoredTicket {
   } as StoredTicket;
 }
 
+/** A time as the report's columns hold it (schema 11): epoch milliseconds. */
+const ms = (at: string | null) => (at === null ? null : Date.parse(at));
+
 /** One batch as one INSERT … SELECT FROM unnest(…): the columns the server's store writes (pg-ticket-store.ts). */
 async function insertBatch(sql: Sql, tickets: StoredTicket[]) {
   const col = <T>(f: (t: StoredTicket) => T) => tickets.map(f);
@@ -154,10 +157,11 @@ async function insertBatch(sql: Sql, tickets: StoredTicket[]) {
   await sql`
     INSERT INTO tickets (mode, id, number, data, item, status, category, priority, agent_id, email_lower, tags,
       search, created_at, first_response_at, last_customer_at, escalated, last_activity_at, waiting_us, due_at,
-      priority_rank, search_doc)
+      priority_rank, created_ms, responded_ms, closed_ms, rated_ms, score, search_doc)
     SELECT 'live', id, number, data::jsonb, item::jsonb, status, category, priority, agent_id, email_lower,
       CASE WHEN tag = '' THEN '{}'::text[] ELSE ARRAY[tag] END, search, created_at, first_response_at,
-      last_customer_at, '{}', last_activity_at, waiting_us, due_at, priority_rank,
+      last_customer_at, '{}', last_activity_at, waiting_us, due_at, priority_rank, created_ms, responded_ms,
+      closed_ms, rated_ms, score,
       setweight(to_tsvector('simple', subject_words), 'A') || setweight(to_tsvector('simple', who), 'B')
         || setweight(to_tsvector('simple', words), 'D')
     FROM unnest(${col((t) => t.id)}::text[], ${col((t) => t.number)}::int[], ${col((t) => JSON.stringify(t))}::text[],
@@ -167,10 +171,13 @@ async function insertBatch(sql: Sql, tickets: StoredTicket[]) {
       ${facts.map((f) => f.firstResponseAt)}::text[], ${facts.map((f) => f.lastCustomerAt)}::text[],
       ${col((t) => listItem(t).last_activity_at)}::text[], ${col((t) => (customerSpokeLast(t) ? 't' : 'f'))}::text[]::bool[], ${col((t) => t.due_at)}::text[],
       ${col((t) => PRIORITY_RANK[t.priority] ?? 0)}::smallint[], ${parts.map((p) => p.subject)}::text[],
-      ${parts.map((p) => p.who)}::text[], ${parts.map((p) => p.text)}::text[])
+      ${parts.map((p) => p.who)}::text[], ${parts.map((p) => p.text)}::text[],
+      ${col((t) => Date.parse(t.created_at))}::bigint[], ${facts.map((f) => ms(f.firstResponseAt))}::bigint[],
+      ${col((t) => ms(t.closed_at))}::bigint[], ${col((t) => ms(t.rating?.rated_at ?? null))}::bigint[],
+      ${col((t) => t.rating?.score ?? null)}::smallint[])
       AS r (id, number, data, item, status, category, priority, agent_id, email_lower, tag, search, created_at,
         first_response_at, last_customer_at, last_activity_at, waiting_us, due_at, priority_rank, subject_words, who,
-        words)`;
+        words, created_ms, responded_ms, closed_ms, rated_ms, score)`;
 }
 
 /**

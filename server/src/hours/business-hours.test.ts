@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BusinessHoursSchema } from '../model/index.js';
 import { IANAZone } from 'luxon';
-import { addBusinessMinutes, businessMinutesBetween, openState } from './business-hours.js';
+import { addBusinessMinutes, businessClock, businessMinutesBetween, openState } from './business-hours.js';
 
 const hours = (over: object) => BusinessHoursSchema.parse(over);
 const weekdays = {
@@ -215,5 +215,45 @@ describe('businessMinutesBetween', () => {
     expect(between('2026-11-27T15:00:00Z', '2026-11-30T08:15:00Z')).toBe(75);
     // Saturday to Sunday: closed all along.
     expect(between('2026-11-28T08:00:00Z', '2026-11-29T20:00:00Z')).toBe(0);
+  });
+});
+
+describe('businessClock (a report asking for many tickets at once)', () => {
+  it("gives businessMinutesBetween's and addBusinessMinutes' answers exactly, in any order of asking", () => {
+    // A fixed sequence of pseudo-random numbers: the same instants every run.
+    let x = 7;
+    const next = () => (x = (x * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const start = Date.parse('2025-01-01T00:00:00Z');
+    const span = 3 * 365 * 86_400_000;
+    const setups = [
+      hours({ timezone: 'Europe/Berlin', days: weekdays, holidays: ['2025-12-24', '2025-12-25', '2026-01-01'] }),
+      // Midnight skipped and repeated (transitions at 24:00), a day open round the clock.
+      hours({
+        timezone: 'America/Santiago',
+        days: { ...weekdays, sat: [{ open: '00:00', close: '23:59' }], sun: [{ open: '22:30', close: '23:30' }] },
+      }),
+      hours({ timezone: 'Australia/Lord_Howe', days: { tue: [{ open: '01:00', close: '03:00' }] } }),
+      // One hour a week: a year of minutes is never reached, and the walk gives up after 800 days.
+      hours({ timezone: 'Asia/Kolkata', days: { mon: [{ open: '10:00', close: '11:00' }] } }),
+      hours({}),
+    ];
+    let asked = 0;
+    for (const h of setups) {
+      const clock = businessClock(h);
+      for (let i = 0; i < 200; i++) {
+        const a = start + Math.floor(next() * span);
+        const b =
+          next() < 0.1 ? a - Math.floor(next() * 86_400_000) : a + Math.floor(next() * next() * 90 * 86_400_000);
+        expect(clock.between(a, b) / 60_000, `${h.timezone} ${a} ${b}`).toBe(
+          businessMinutesBetween(h, new Date(a), new Date(b)),
+        );
+        const minutes = [1, 60, 480, 2880, 20_000, 525_600, NaN][Math.floor(next() * 7)]!;
+        expect(clock.deadline(a, minutes), `${h.timezone} ${a} +${minutes}`).toBe(
+          addBusinessMinutes(h, new Date(a), minutes).getTime(),
+        );
+        asked++;
+      }
+    }
+    expect(asked).toBe(1000);
   });
 });

@@ -170,3 +170,108 @@ export function businessMinutesBetween(h: BusinessHours, start: Date, end: Date)
   }
   return open / MINUTE;
 }
+
+/**
+ * businessMinutesBetween and addBusinessMinutes for many instants (a report's tickets): the open spans
+ * are made once, day by day as far as asked, each with the open time before it, so a question is a
+ * binary search instead of a walk through the days (a month's report at a million tickets asked
+ * 300,000 of them: 20 s of walks). Integer milliseconds throughout, so each answer is the walk's exactly.
+ */
+export function businessClock(h: BusinessHours): {
+  /** The open milliseconds between two instants (businessMinutesBetween times a minute). */
+  between(start: number, end: number): number;
+  deadline(start: number, minutes: number): number;
+} {
+  if (!hoursConfigured(h)) return { between: (a, b) => Math.max(0, b - a), deadline: (a, m) => a + m * MINUTE };
+  const zone = zoneOf(h.timezone);
+  const utcDay = (t: number) => t - (((t % DAY) + DAY) % DAY);
+  let first = 0; // the wall midnights of the first and last day held
+  let last = -1;
+  let starts: number[] = [];
+  let ends: number[] = [];
+  let days: number[] = [];
+  /** Open milliseconds before each span, from the first held. */
+  let before: number[] = [];
+
+  /** Holds the days from `from` to `to` (wall midnights) beside those held, in time order. */
+  const hold = (from: number, to: number) => {
+    if (last >= first && from >= first && to <= last) return;
+    if (last >= first) {
+      // A quarter at a time beyond what is held: tickets asked in time order make a few rebuilds, not one a day.
+      from = Math.min(from, first - (from < first ? 90 * DAY : 0));
+      to = Math.max(to, last + (to > last ? 90 * DAY : 0));
+    }
+    const spans: [number, number, number][] = [];
+    for (let d = from; d <= to; d += DAY) for (const [s, e] of openSpans(h, zone, d)) spans.push([s, e, d]);
+    spans.sort((a, b) => a[0] - b[0]);
+    starts = spans.map((s) => s[0]);
+    ends = spans.map((s) => s[1]);
+    days = spans.map((s) => s[2]);
+    before = [];
+    let open = 0;
+    for (let i = 0; i < spans.length; i++) {
+      before.push(open);
+      open += ends[i]! - starts[i]!;
+    }
+    first = from;
+    last = to;
+  };
+  /** The first span whose end is after `t` (starts.length when none). */
+  const firstEndingAfter = (t: number) => {
+    let lo = 0;
+    let hi = ends.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid]! > t) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  /** Open milliseconds from the first held span to `t`. */
+  const openBefore = (t: number) => {
+    const i = firstEndingAfter(t);
+    if (i === starts.length) return i ? before[i - 1]! + ends[i - 1]! - starts[i - 1]! : 0;
+    return before[i]! + Math.max(0, t - starts[i]!);
+  };
+
+  return {
+    between(start, end) {
+      if (end <= start) return 0;
+      // Days held generously around both instants (a wall day is within 14 hours of the UTC one): asking
+      // the zone for an instant's offset costs more than the rest of the answer.
+      hold(utcDay(start) - 2 * DAY, utcDay(end) + 2 * DAY);
+      return openBefore(end) - openBefore(start);
+    },
+    deadline(start, minutes) {
+      // As addBusinessMinutes walks: the local days from the one before start's, 801 of them at most.
+      // Its last day is found from the zone only when the answer comes near it.
+      const near = utcDay(start);
+      const lastDay = () => zone.wallDay(start) + 800 * DAY;
+      const remaining = minutes * MINUTE;
+      for (let upTo = near + 31 * DAY; ; upTo = Math.min(upTo + 180 * DAY, near + 802 * DAY)) {
+        hold(near - 2 * DAY, upTo);
+        const target = openBefore(start) + remaining;
+        // The first span, ending after start, whose end reaches the target (open time only grows).
+        let lo = firstEndingAfter(start);
+        let hi = days.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (before[mid]! + ends[mid]! - starts[mid]! >= target) hi = mid;
+          else lo = mid + 1;
+        }
+        if (lo < days.length && days[lo]! <= upTo && (days[lo]! < near + 798 * DAY || days[lo]! <= lastDay())) {
+          const from = Math.max(starts[lo]!, start);
+          return from + (target - openBefore(from));
+        }
+        if (upTo >= near + 802 * DAY) {
+          // Not reached within the walk's days (or no number of minutes): it ends where the walk gives up,
+          // at the end of the last span of those days that ends after start.
+          const last = lastDay();
+          let end = start;
+          for (let i = firstEndingAfter(start); i < days.length && days[i]! <= last; i++) end = ends[i]!;
+          return end;
+        }
+      }
+    },
+  };
+}

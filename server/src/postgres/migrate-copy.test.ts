@@ -126,6 +126,21 @@ describe('ticketing migrate --to, streamed', () => {
       snoozed: seededWhere((i) => i % 3 === 1 && i % 7 === 0),
       mentioned: seededWhere((i) => i % 10 === 4),
     });
+    // And the report's (schema 11): every time the copied record holds, as epoch milliseconds.
+    const [report] = await sql<{ created: number; closed: number; rated: number; scored: number; wrong: number }[]>`
+      SELECT count(created_ms)::int AS created, count(closed_ms)::int AS closed, count(rated_ms)::int AS rated,
+        count(score)::int AS scored,
+        count(*) FILTER (WHERE closed_ms IS DISTINCT FROM (extract(epoch FROM (data->>'closed_at')::timestamptz) * 1000)::bigint
+          OR created_ms IS DISTINCT FROM (extract(epoch FROM created_at::timestamptz) * 1000)::bigint)::int AS wrong
+      FROM tickets`;
+    const closedSeeded = seededWhere((i) => i % 3 === 2);
+    expect(report).toEqual({
+      created: SEEDED + 1,
+      closed: closedSeeded,
+      rated: closedSeeded,
+      scored: closedSeeded,
+      wrong: 0,
+    });
 
     // A server on the database: the counts add up and numbers go on after the deleted ticket's.
     const server = await startServer({ databaseUrl: db.url, keys: source.keys });

@@ -176,7 +176,7 @@ async function bothWays(query: Record<string, string>) {
     filters,
     now,
   );
-  const question = reportQuestion(config, period, filters, now)!;
+  const question = reportQuestion(config, period, filters, now);
   const summed = reportFromSums(await store.reportSums(question), config, period, filters, now);
   return { scanned, summed };
 }
@@ -221,6 +221,39 @@ describe('GET /reports on PostgreSQL, summed in the database', () => {
     // The data set exercises every figure: none of them is compared only as zero against zero.
     for (const [what, n] of Object.entries(seen)) expect(n, what).toBeGreaterThan(0);
 
+    // Counted in business hours (Berlin's, with a holiday in the period): the spans and deadlines follow
+    // the opening hours, summed from the report's columns in Node.
+    await ok('POST', '/admin?r=sla', { ...SLA, business_hours_only: true });
+    const split = [
+      { open: '08:00', close: '12:00' },
+      { open: '13:00', close: '17:30' },
+    ];
+    await ok('POST', '/admin?r=business_hours', {
+      timezone: 'Europe/Berlin',
+      days: {
+        mon: split,
+        tue: split,
+        wed: split,
+        thu: split,
+        fri: split,
+        sat: [{ open: '10:00', close: '14:00' }],
+        sun: [],
+      },
+      holidays: ['2026-10-26', '2026-11-02'],
+    });
+    let business = { first: 0, resolution: 0, breached: 0 };
+    for (const q of [queries[0]!, queries[1]!, queries[4]!, queries[7]!]) {
+      const r = await compare(q);
+      expect(r.business_hours).toBe(true);
+      business = {
+        first: business.first + r.first_response.count,
+        resolution: business.resolution + r.resolution.count,
+        breached: business.breached + r.sla.breached_tickets,
+      };
+    }
+    for (const [what, n] of Object.entries(business)) expect(n, what).toBeGreaterThan(0);
+    await ok('POST', '/admin?r=sla', SLA);
+
     // The same in another time zone (the days' edges move), and with the SLA off.
     const nine = [{ open: '09:00', close: '17:00' }];
     await ok('POST', '/admin?r=business_hours', {
@@ -229,7 +262,59 @@ describe('GET /reports on PostgreSQL, summed in the database', () => {
       holidays: [],
     });
     await compare({ from: '2026-10-20', to: '2026-11-05' });
+    await ok('POST', '/admin?r=sla', { ...SLA, business_hours_only: true });
+    await compare({ from: '2026-10-20', to: '2026-11-05' });
     await ok('POST', '/admin?r=sla', { ...SLA, enabled: false });
     await compare({ from: '2026-10-20', to: '2026-11-05' });
+  });
+
+  it("fills the report's columns at the migration from schema version 10 as the write paths fill them, and the figures stay equal", async () => {
+    const sql = openTestDatabase(s.databaseUrl!);
+    try {
+      const read = () =>
+        sql<{ id: string; data: Record<string, unknown>; c: string }[]>`
+          SELECT id, data, json_build_array(created_ms, responded_ms, closed_ms, rated_ms, score)::text AS c
+          FROM tickets ORDER BY mode, id`;
+      const written = await read();
+      // What every row must hold: the record's own times as epoch milliseconds (as Date.parse gives them).
+      const ms = (at: unknown) => (typeof at === 'string' ? Date.parse(at) : null);
+      const [firsts] = await sql<{ f: Record<string, string | null> }[]>`
+        SELECT json_object_agg(id, first_response_at) AS f FROM tickets`;
+      for (const r of written) {
+        const rating = r.data.rating as { rated_at: string; score: number } | null;
+        const expected = [
+          ms(r.data.created_at),
+          ms(firsts!.f[r.id]),
+          ms(r.data.closed_at),
+          ms(rating?.rated_at),
+          rating?.score ?? null,
+        ];
+        expect(JSON.parse(r.c), r.id).toEqual(expected);
+      }
+      const kinds = written.map((r) => JSON.parse(r.c) as (number | null)[]);
+      for (const i of [1, 2, 3]) expect(kinds.filter((k) => k[i] !== null).length, `column ${i}`).toBeGreaterThan(5);
+      // As version 10 left it: none of the report's columns, nor their index.
+      await sql.unsafe(`
+        DROP INDEX tickets_report;
+        ALTER TABLE tickets DROP COLUMN created_ms, DROP COLUMN responded_ms, DROP COLUMN closed_ms,
+          DROP COLUMN rated_ms, DROP COLUMN score;
+        DELETE FROM schema_migrations WHERE version = 11;
+      `);
+      const b = await startServer({ keys: s.keys, databaseUrl: s.databaseUrl!, clock: () => now });
+      try {
+        expect((await read()).map((r) => [r.id, r.c])).toEqual(written.map((r) => [r.id, r.c]));
+        const [index] = await sql`SELECT indexdef FROM pg_indexes WHERE indexname = 'tickets_report'`;
+        expect(index).toBeTruthy();
+        const res = await b.call('GET', '/reports?from=2026-10-20&to=2026-11-12', { key: b.keys.sk });
+        expect(res.status, res.text).toBe(200);
+        const { kb_feedback: _kb, ...answered } = res.body;
+        expect(answered).toEqual((await bothWays({ from: '2026-10-20', to: '2026-11-12' })).scanned);
+        expect(answered.totals.closed).toBeGreaterThan(0);
+      } finally {
+        await b.close({ keepData: true });
+      }
+    } finally {
+      await sql.end();
+    }
   });
 });

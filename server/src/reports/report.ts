@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { addBusinessMinutes, businessMinutesBetween } from '../hours/business-hours.js';
+import { businessClock } from '../hours/business-hours.js';
 import { validationError } from '../http/errors.js';
 import type { ConfigData, DurationFigure, Report } from '../model/index.js';
 import type { DurationRanks, ReportQuestion, ReportSums } from '../store/report-sums.js';
@@ -97,10 +97,12 @@ export async function buildReport(
   const zone = period.timezone;
   const dayOf = (t: number) => dayIndex.get(DateTime.fromMillis(t, { zone }).toISODate()!);
   const inPeriod = (t: number) => t >= period.start && t < period.end;
-  const span = (a: number, b: number) =>
-    businessOnly ? businessMinutesBetween(hours, new Date(a), new Date(b)) : Math.max(0, b - a) / MINUTE;
+  // The open spans made once for every ticket (hours/business-hours.ts): a walk through the days per
+  // ticket cost a month's report at a million tickets 20 s.
+  const clock = businessOnly ? businessClock(hours) : undefined;
+  const span = (a: number, b: number) => (clock ? clock.between(a, b) : Math.max(0, b - a)) / MINUTE;
   const deadline = (created: number, minutes: number) =>
-    businessOnly ? addBusinessMinutes(hours, new Date(created), minutes).getTime() : created + minutes * MINUTE;
+    clock ? clock.deadline(created, minutes) : created + minutes * MINUTE;
 
   const firstResponses: number[] = [];
   const resolutions: number[] = [];
@@ -222,18 +224,8 @@ function assemble(
   };
 }
 
-/**
- * What a store that sums in its database is asked (TicketStore.reportSums), or undefined when the
- * report counts business hours only: those spans follow the opening hours day by day
- * (hours/business-hours.ts), which only buildReport computes.
- */
-export function reportQuestion(
-  config: ConfigData,
-  period: Period,
-  filters: ReportFilters,
-  now: Date,
-): ReportQuestion | undefined {
-  if (config.sla.business_hours_only) return undefined;
+/** What a store that sums in its database is asked (TicketStore.reportSums). */
+export function reportQuestion(config: ConfigData, period: Period, filters: ReportFilters, now: Date): ReportQuestion {
   const zone = period.timezone;
   const bounds = period.days.map((d) => DateTime.fromISO(d, { zone }).startOf('day').toUTC().toISO()!);
   bounds.push(new Date(period.end).toISOString());
@@ -248,6 +240,7 @@ export function reportQuestion(
       ? { first_response_minutes: config.sla.first_response_minutes, resolution_minutes: config.sla.resolution_minutes }
       : null,
     comments: MAX_COMMENTS,
+    hours: config.sla.business_hours_only ? config.business_hours : null,
   };
 }
 

@@ -46,9 +46,14 @@ const report = route({
     const filters = { category: query.category, agent: query.agent, tag: query.tag };
     const store = deps.tickets[actor.mode];
     // PostgreSQL sums in the database (a month of a million tickets); the JSON store's scan is summed here.
-    const question = store.reportSums && reportQuestion(config, period, filters, now);
-    const figures = question
-      ? reportFromSums(await store.reportSums!(question), config, period, filters, now)
+    const figures = store.reportSums
+      ? reportFromSums(
+          await store.reportSums(reportQuestion(config, period, filters, now)),
+          config,
+          period,
+          filters,
+          now,
+        )
       : // Tickets closed before the period with no activity since cannot count in it: a store may skip them.
         await buildReport(
           store.scan({ since: new Date(period.start).toISOString(), closed: closedStatuses(config) }),

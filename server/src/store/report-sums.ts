@@ -1,9 +1,10 @@
+import type { BusinessHours } from '../model/index.js';
 import type { ActiveSince } from './ticket-store.js';
 
 /**
  * What GET /reports asks of a store that sums in its database (reports/report.ts, reportQuestion): the
- * tickets a scan with `active` would give, filtered, then summed as buildReport sums them when support
- * is counted in calendar time. Times are ISO instants.
+ * tickets a scan with `active` would give, filtered, then summed as buildReport sums them. Times are ISO
+ * instants.
  */
 export interface ReportQuestion {
   active: ActiveSince;
@@ -18,6 +19,8 @@ export interface ReportQuestion {
   sla: { first_response_minutes: Record<string, number>; resolution_minutes: Record<string, number> } | null;
   /** How many of the newest rating comments the report shows. */
   comments: number;
+  /** The opening hours when support is counted in them (the SLA's business_hours_only), else null. */
+  hours: BusinessHours | null;
 }
 
 /** The values at the nearest ranks a figure needs (reports/report.ts, durationFigure), in milliseconds. */
