@@ -1,7 +1,6 @@
-import { createServer, connect, type Server } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTicket, startServer, ticketInput, type TestServer } from '../test-support/server.js';
+import { pgRelay } from '../test-support/pg-relay.js';
 import { openTestDatabase } from '../test-support/test-database.js';
 
 // A create's writes go to PostgreSQL as one batch: BEGIN, the row, the audit entry, the NOTIFY and
@@ -12,41 +11,11 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/**
- * A TCP relay in front of PostgreSQL that counts round trips: each time a client speaks again after
- * the database has answered it on that connection. Bytes pass unchanged.
- */
-async function countingRelay(target: string): Promise<{ url: string; turns: () => number; server: Server }> {
-  const to = new URL(target);
-  let turns = 0;
-  const server = createServer((client) => {
-    const db = connect(Number(to.port), to.hostname);
-    let answered = true;
-    client.on('data', (chunk) => {
-      if (answered) turns++;
-      answered = false;
-      db.write(chunk);
-    });
-    db.on('data', (chunk) => {
-      answered = true;
-      client.write(chunk);
-    });
-    client.on('close', () => db.destroy());
-    db.on('close', () => client.destroy());
-    client.on('error', () => db.destroy());
-    db.on('error', () => client.destroy());
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const relayed = new URL(target);
-  relayed.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url: relayed.toString(), turns: () => turns, server };
-}
-
 /** An instance whose every statement passes through the relay (the database made by a first one). */
 async function relayedInstance() {
   const first = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
   cleanup.push(() => first.close());
-  const relay = await countingRelay(first.databaseUrl!);
+  const relay = await pgRelay(first.databaseUrl!);
   cleanup.push(() => new Promise((ok) => relay.server.close(() => ok())));
   const s: TestServer = await startServer({
     env: { TICKETING_SCHEDULER_SECONDS: '0' },

@@ -167,6 +167,29 @@ export class Database {
   }
 
   /**
+   * A connection of its own that stays open (no idle or lifetime end), told of each notification
+   * and of its closing: what the change feed (postgres/change-feed.ts) listens and reads on. The
+   * driver's own listen() hides its connection; the feed needs to send statements on it.
+   */
+  own(
+    applicationName: string,
+    events: { onnotify: (channel: string, payload: string) => void; onclose: () => void },
+  ): Sql {
+    return postgres(this.url, {
+      max: 1,
+      ssl: tlsOption(this.config),
+      connect_timeout: CONNECT_TIMEOUT_S,
+      backoff: BACKOFF,
+      max_lifetime: null,
+      onnotice: () => {},
+      connection: { application_name: applicationName },
+      // Not in the driver's types, but what its own listen() passes (src/index.js).
+      ...({ onnotify: events.onnotify } as object),
+      onclose: events.onclose,
+    });
+  }
+
+  /**
    * Where to run a statement: the current unit's transaction (begun now if not yet), or the pool.
    * While the database is known to be gone it throws at once (503 `unavailable`): no request waits
    * for a connection that cannot come.
