@@ -71,4 +71,37 @@ describe('a create on PostgreSQL', () => {
     for (let i = 0; i < 3; i++) await createTicket(s, { subject: `after ${i}` }, s.keys.sk);
     expect((await s.call('GET', '/list')).body.total).toBe(3);
   });
+
+  it('commits without waiting for the disk while it holds the number, and answers once its commit is flushed', async () => {
+    const first = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
+    cleanup.push(() => first.close());
+    const sql = openTestDatabase(first.databaseUrl!);
+    cleanup.push(() => sql.end());
+    // The test cluster commits without waiting for the disk; this database asks for what a production
+    // one does, for the connections of the instance started below.
+    const database = new URL(first.databaseUrl!).pathname.slice(1);
+    await sql.unsafe(`ALTER DATABASE "${database}" SET synchronous_commit = on`);
+    // What each ticket's transaction ran with, and where the WAL was when its row went in.
+    await sql.unsafe(`
+      CREATE TABLE create_commits (id text, setting text, lsn pg_lsn);
+      CREATE FUNCTION note_create() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO create_commits VALUES (NEW.id, current_setting('synchronous_commit'), pg_current_wal_insert_lsn());
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER note_create AFTER INSERT ON tickets FOR EACH ROW EXECUTE FUNCTION note_create();`);
+    const s = await startServer({
+      env: { TICKETING_SCHEDULER_SECONDS: '0' },
+      keys: first.keys,
+      databaseUrl: first.databaseUrl!,
+    });
+    cleanup.push(() => s.close({ keepData: true }));
+    for (let i = 0; i < 10; i++) {
+      const t = await createTicket(s, { subject: `flushed ${i}` });
+      // At the 201 the WAL is on disk past the ticket's commit (which comes after its row).
+      const [row] = await sql<{ setting: string; flushed: boolean }[]>`
+        SELECT setting, pg_current_wal_flush_lsn() > lsn AS flushed FROM create_commits WHERE id = ${t.id}`;
+      expect(row).toEqual({ setting: 'off', flushed: true });
+    }
+  });
 });

@@ -240,6 +240,8 @@ export class PgTicketStore implements TicketStore, FileStore {
 
   create(change: NewTicketChange): Promise<StoredTicket> {
     return this.db.unit(async () => {
+      // The counter row's lock (below) is then released when the commit is written, not once on disk.
+      await this.db.commitsLater();
       const sql = await this.db.q();
       if (change.idempotency) await this.claimKey(sql, change.idempotency, change.ticket.id);
       // The counter row stays locked until this transaction ends: creates on every instance take
