@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { accessLog } from './access-log.js';
 import { checkAnswered, renderError } from './errors.js';
 import { requestId } from './request-id.js';
+import { withArrival } from '../store/request-arrival.js';
 
 export interface FrameOptions {
   logger: Logger;
@@ -28,7 +29,7 @@ export function requestFrame(options: FrameOptions): Middleware {
     if (options.probes.paths.has(ctx.path)) return options.probes.answer(ctx);
     const started = performance.now();
     try {
-      await next();
+      await withArrival(started, next);
       checkAnswered(ctx);
     } catch (err) {
       renderError(ctx, err, options.logger);

@@ -1,7 +1,6 @@
-import { createServer, connect, type Server } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTicket, startServer, ticketInput, type TestServer } from '../test-support/server.js';
+import { pgRelay } from '../test-support/pg-relay.js';
 import { openTestDatabase } from '../test-support/test-database.js';
 
 // A create's writes go to PostgreSQL as one batch: BEGIN, the row, the audit entry, the NOTIFY and
@@ -12,41 +11,11 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-/**
- * A TCP relay in front of PostgreSQL that counts round trips: each time a client speaks again after
- * the database has answered it on that connection. Bytes pass unchanged.
- */
-async function countingRelay(target: string): Promise<{ url: string; turns: () => number; server: Server }> {
-  const to = new URL(target);
-  let turns = 0;
-  const server = createServer((client) => {
-    const db = connect(Number(to.port), to.hostname);
-    let answered = true;
-    client.on('data', (chunk) => {
-      if (answered) turns++;
-      answered = false;
-      db.write(chunk);
-    });
-    db.on('data', (chunk) => {
-      answered = true;
-      client.write(chunk);
-    });
-    client.on('close', () => db.destroy());
-    db.on('close', () => client.destroy());
-    client.on('error', () => db.destroy());
-    db.on('error', () => client.destroy());
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const relayed = new URL(target);
-  relayed.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url: relayed.toString(), turns: () => turns, server };
-}
-
 /** An instance whose every statement passes through the relay (the database made by a first one). */
 async function relayedInstance() {
   const first = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
   cleanup.push(() => first.close());
-  const relay = await countingRelay(first.databaseUrl!);
+  const relay = await pgRelay(first.databaseUrl!);
   cleanup.push(() => new Promise((ok) => relay.server.close(() => ok())));
   const s: TestServer = await startServer({
     env: { TICKETING_SCHEDULER_SECONDS: '0' },
@@ -101,5 +70,38 @@ describe('a create on PostgreSQL', () => {
     // The connection went back to the pool whole: the next creates are stored.
     for (let i = 0; i < 3; i++) await createTicket(s, { subject: `after ${i}` }, s.keys.sk);
     expect((await s.call('GET', '/list')).body.total).toBe(3);
+  });
+
+  it('commits without waiting for the disk while it holds the number, and answers once its commit is flushed', async () => {
+    const first = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
+    cleanup.push(() => first.close());
+    const sql = openTestDatabase(first.databaseUrl!);
+    cleanup.push(() => sql.end());
+    // The test cluster commits without waiting for the disk; this database asks for what a production
+    // one does, for the connections of the instance started below.
+    const database = new URL(first.databaseUrl!).pathname.slice(1);
+    await sql.unsafe(`ALTER DATABASE "${database}" SET synchronous_commit = on`);
+    // What each ticket's transaction ran with, and where the WAL was when its row went in.
+    await sql.unsafe(`
+      CREATE TABLE create_commits (id text, setting text, lsn pg_lsn);
+      CREATE FUNCTION note_create() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO create_commits VALUES (NEW.id, current_setting('synchronous_commit'), pg_current_wal_insert_lsn());
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER note_create AFTER INSERT ON tickets FOR EACH ROW EXECUTE FUNCTION note_create();`);
+    const s = await startServer({
+      env: { TICKETING_SCHEDULER_SECONDS: '0' },
+      keys: first.keys,
+      databaseUrl: first.databaseUrl!,
+    });
+    cleanup.push(() => s.close({ keepData: true }));
+    for (let i = 0; i < 10; i++) {
+      const t = await createTicket(s, { subject: `flushed ${i}` });
+      // At the 201 the WAL is on disk past the ticket's commit (which comes after its row).
+      const [row] = await sql<{ setting: string; flushed: boolean }[]>`
+        SELECT setting, pg_current_wal_flush_lsn() > lsn AS flushed FROM create_commits WHERE id = ${t.id}`;
+      expect(row).toEqual({ setting: 'off', flushed: true });
+    }
   });
 });

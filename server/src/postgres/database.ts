@@ -75,6 +75,8 @@ export class Database {
   private goneSince: number | undefined;
   private watching: Promise<void> | undefined;
   private closing = false;
+  /** Whether this database lets commitsLater() make a commit durable after the fact (see there). */
+  private flushable = false;
 
   /**
    * The pool, for statements outside a unit. A statement asked of it while the database is known to
@@ -134,7 +136,13 @@ export class Database {
     for (let attempt = 1; ; attempt++) {
       try {
         await sql`select 1`;
-        return new Database(sql, config.url, config, options.logger);
+        const db = new Database(sql, config.url, config, options.logger);
+        // A user that may not write a WAL message keeps every commit waiting for the disk.
+        db.flushable = await flushed(sql).then(
+          () => true,
+          () => false,
+        );
+        return db;
       } catch (err) {
         if (!transient(err) || Date.now() >= deadline) {
           await sql.end({ timeout: 0 }).catch(() => {});
@@ -163,6 +171,29 @@ export class Database {
       backoff: BACKOFF,
       onnotice: () => {},
       connection: { application_name: applicationName },
+    });
+  }
+
+  /**
+   * A connection of its own that stays open (no idle or lifetime end), told of each notification
+   * and of its closing: what the change feed (postgres/change-feed.ts) listens and reads on. The
+   * driver's own listen() hides its connection; the feed needs to send statements on it.
+   */
+  own(
+    applicationName: string,
+    events: { onnotify: (channel: string, payload: string) => void; onclose: () => void },
+  ): Sql {
+    return postgres(this.url, {
+      max: 1,
+      ssl: tlsOption(this.config),
+      connect_timeout: CONNECT_TIMEOUT_S,
+      backoff: BACKOFF,
+      max_lifetime: null,
+      onnotice: () => {},
+      connection: { application_name: applicationName },
+      // Not in the driver's types, but what its own listen() passes (src/index.js).
+      ...({ onnotify: events.onnotify } as object),
+      onclose: events.onclose,
     });
   }
 
@@ -216,6 +247,25 @@ export class Database {
       return query as unknown as postgres.PendingQuery<postgres.MaybeRow[]>;
     });
     return { answer };
+  }
+
+  /**
+   * Inside a unit: its COMMIT does not wait for the disk (synchronous_commit off for it alone), so the
+   * row locks it holds (the ticket-number counter's, which every create on every instance waits for)
+   * are released as soon as the commit is written to the WAL instead of after the fsync; the next
+   * create's commit can then share a flush with it. The unit's end still waits for the disk before
+   * anything is acknowledged: a statement sent right behind the COMMIT writes a WAL message in a
+   * transaction of its own that does wait, and the WAL is flushed in order, so its answer means the
+   * unit's commit is on disk too. Numbers stay gap-free after a crash: a create that took the next
+   * number wrote its commit after this one's, and WAL replay keeps a prefix.
+   */
+  async commitsLater() {
+    const unit = currentUnit();
+    if (!unit || !this.flushable) return;
+    const t = await this.tx(unit);
+    if (t.flushAfter) return;
+    t.flushAfter = true;
+    t.queued.push((c) => c`SET LOCAL synchronous_commit TO off`);
   }
 
   /** For /ready: throws at once while the database is gone, else when it does not answer within the connect timeout. */
@@ -300,8 +350,10 @@ export class Database {
       // COMMIT goes out with the statements still queued, behind those not yet answered.
       flush(t);
       const committing = sent(conn`commit`);
+      const durable = t.flushAfter ? sent(flushed(conn)) : undefined;
       const answers = await Promise.allSettled(t.sent);
       const done = await committing;
+      await durable;
       const failed = answers.find((a) => a.status === 'rejected');
       if (failed) throw failed.reason;
       // PostgreSQL answers COMMIT in a failed transaction with ROLLBACK, not with an error.
@@ -326,9 +378,17 @@ export class Database {
 /** A unit's transaction: its connection, the statements waiting to go out, and those sent that nobody waited for. */
 interface Tx {
   conn: postgres.ReservedSql;
+  /** Committed without waiting for the disk, and then flushed (commitsLater()). */
+  flushAfter?: boolean;
   queued: ((conn: postgres.ReservedSql) => postgres.PendingQuery<postgres.MaybeRow[]>)[];
   sent: Promise<unknown>[];
 }
+
+/**
+ * A statement that writes a WAL message in its own transaction (nothing else: no table, no lock) and so
+ * waits, as any commit does, until the WAL up to it is on disk. PostgreSQL 9.6 and later, any wal_level.
+ */
+const flushed = (sql: Sql) => sql`SELECT pg_logical_emit_message(true, 'ticketing', '')::text AS lsn`;
 
 /** Sends the queued statements, in order (the driver writes them out together). */
 function flush(t: Tx) {

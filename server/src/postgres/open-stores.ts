@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from '../config/config.js';
 import type { Stores } from '../stores.js';
+import { ChangeFeed } from './change-feed.js';
 import { Database, redactedUrl } from './database.js';
 import { migrate } from './migrations.js';
 import { PgConfigStore } from './pg-config-store.js';
@@ -26,20 +27,29 @@ export async function openPostgresStores(
   print: (line: string) => void,
 ): Promise<Stores> {
   const db = await Database.connect(config, { waiting: print, logger });
+  let feed: ChangeFeed | undefined;
   try {
     const { from, to } = await migrate(db.sql);
     if (from !== to) logger.info({ from, to }, 'database schema migrated');
     await PgTicketStore.refreshRows(db); // rows of schema version 1 (nothing to do once done: a partial index finds none)
     const configStore = await PgConfigStore.open(db, logger);
-    const rateLimiter = new PgRateLimiter(db, () => clock().getTime());
+    // Every write to a ticket's row, as each instance hears it: what lets a held ticket be served as is.
+    const tickets: Partial<Record<string, PgTicketStore>> = {};
+    feed = ChangeFeed.open(db, (mode, id, version) => tickets[mode]?.heard(id, version));
+    const rateLimiter = new PgRateLimiter(db, () => clock().getTime(), feed);
     const leadership = new PgLeadership(db, rateLimiter, () => clock().getTime());
-    const tickets = { live: new PgTicketStore(db, 'live'), test: new PgTicketStore(db, 'test') };
-    const liveBus = await PgLiveBus.open(db, (mode, id, updatedAt) => tickets[mode].changed(id, updatedAt));
+    const live = (tickets.live = new PgTicketStore(db, 'live', feed));
+    const test = (tickets.test = new PgTicketStore(db, 'test', feed));
+    const opened = feed;
+    const liveBus = await PgLiveBus.open(db, (mode, id, updatedAt) =>
+      (mode === 'live' ? live : test).changed(id, updatedAt),
+    );
     return {
       configStore,
       keys: new PgKeyStore(db, envKeys),
       sessions: new PgSessionStore(db),
-      ...tickets,
+      live,
+      test,
       audit: new PgAuditLog(db),
       webhookLog: new PgLog(db, 'webhook'),
       kbFeedback: new PgFeedbackStore(db),
@@ -54,10 +64,12 @@ export async function openPostgresStores(
       async close() {
         await leadership.close();
         await configStore.close();
+        await opened.close();
         await db.close();
       },
     };
   } catch (err) {
+    await feed?.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }

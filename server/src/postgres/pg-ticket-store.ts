@@ -27,6 +27,7 @@ import type { DurationRanks, ReportQuestion, ReportSums } from '../store/report-
 import { afterCommit, currentUnit } from '../store/unit-of-work.js';
 import { businessClock } from '../hours/business-hours.js';
 import type { BusinessHours } from '../model/index.js';
+import { changeNotice, type ChangeFeed, type Heard } from './change-feed.js';
 import { CoalescedReads } from './coalesced-reads.js';
 import { SearchWordStats } from './search-stats.js';
 import type { Database, Sql } from './database.js';
@@ -101,6 +102,12 @@ interface ReportStatuses {
 interface Cached {
   ticket: StoredTicket;
   version: string;
+  /**
+   * What the change feed had heard when the row was as held (read or committed), if it heard nothing
+   * more until the copy was held: the copy is the stored row while the feed's epoch is the same and no
+   * change to this ticket is heard (which drops the copy).
+   */
+  heard?: Heard;
 }
 
 /**
@@ -168,12 +175,15 @@ function withoutKeys<T extends Pick<StoredTicket, 'idempotency'>>(t: T): T {
  */
 export class PgTicketStore implements TicketStore, FileStore {
   /**
-   * Tickets this instance read or wrote, least recently used first. Never served unchecked: another
-   * instance may have changed one, and its NOTIFY may still be on its way when the writer's client
-   * already has its 201 and asks here. So every read is checked against the row's version, and the
-   * reads that arrive while a check runs share the next one (one statement for many reads, answering
-   * only the versions of unchanged tickets and the data of changed ones): what a request gets was
-   * current when it arrived. The shared objects are never mutated (writers build new records).
+   * Tickets this instance read or wrote, least recently used first. Another instance may have changed
+   * one, and its notice may still be on its way when the writer's client already has its 201 and asks
+   * here. A copy is served as it is only when the change feed (postgres/change-feed.ts) proves it
+   * current: it heard nothing between the moment the row was as held and the copy being kept, heard
+   * no change to the ticket since (which drops the copy), and a barrier sent after the request arrived
+   * has answered on its connection. Any other read is checked against the row's version, the reads
+   * that arrive while a check runs sharing the next one (one statement for many reads, answering only
+   * the versions of unchanged tickets and the data of changed ones). The shared objects are never
+   * mutated (writers build new records).
    */
   private readonly cache = new Map<string, Cached>();
   private readonly checked = new CoalescedReads((ids: string[]) => this.current(ids));
@@ -190,7 +200,18 @@ export class PgTicketStore implements TicketStore, FileStore {
   constructor(
     private readonly db: Database,
     readonly mode: KeyMode,
+    private readonly feed?: ChangeFeed,
   ) {}
+
+  /** What the feed has heard now, to hold a copy under once the row it was read or written from is current. */
+  private mark(): Heard | undefined {
+    return this.feed?.now();
+  }
+
+  /** `heard`, when the feed heard nothing since: the copy held now may be served without asking. */
+  private trusted(heard: Heard | undefined): Heard | undefined {
+    return heard && this.feed?.quietSince(heard) ? heard : undefined;
+  }
 
   private json(value: unknown) {
     return this.db.sql.json(value as postgres.JSONValue);
@@ -205,12 +226,21 @@ export class PgTicketStore implements TicketStore, FileStore {
         SELECT data FROM tickets WHERE mode = ${this.mode} AND id = ${id}`;
       return row?.data;
     }
+    const held = this.cache.get(id);
+    // Held, and trusted: once every change committed before this request arrived has been heard (the
+    // feed's barrier, often the key throttle's read already made for this request), a copy still held
+    // is the stored row.
+    if (held?.heard && this.feed?.sameEpoch(held.heard) && (await this.feed.sync()) && this.cache.get(id) === held) {
+      this.remember(id, held);
+      return held.ticket;
+    }
     return this.checked.get(id);
   }
 
   /** The tickets as stored now: those whose version is the one held come from memory, the others are read. */
   private async current(ids: string[]): Promise<Map<string, StoredTicket>> {
     const held = new Map(ids.map((id) => [id, this.cache.get(id)]));
+    const heard = this.mark();
     const rows = await this.db.sql<{ id: string; version: string; data: StoredTicket | null }[]>`
       SELECT t.id, t.xmin::text AS version, CASE WHEN t.xmin::text = k.version THEN NULL ELSE t.data END AS data
       FROM unnest(${ids}::text[], ${ids.map((id) => held.get(id)?.version ?? '')}::text[]) AS k (id, version)
@@ -218,7 +248,7 @@ export class PgTicketStore implements TicketStore, FileStore {
     const found = new Map<string, StoredTicket>();
     for (const r of rows) {
       const ticket = r.data ?? held.get(r.id)!.ticket;
-      this.remember(r.id, { ticket, version: r.version });
+      this.remember(r.id, { ticket, version: r.version, heard: this.trusted(heard) });
       found.set(r.id, ticket);
     }
     for (const id of ids) if (!found.has(id)) this.cache.delete(id); // deleted
@@ -244,6 +274,11 @@ export class PgTicketStore implements TicketStore, FileStore {
     if (held && held.ticket.updated_at !== updatedAt) this.cache.delete(id);
   }
 
+  /** The change feed heard of a write to a ticket's row: a copy of another version goes. */
+  heard(id: string, version: string | undefined) {
+    if (this.cache.get(id)?.version !== version) this.cache.delete(id);
+  }
+
   async getByNumber(number: number): Promise<StoredTicket | undefined> {
     if (!Number.isSafeInteger(number)) return undefined;
     const sql = await this.db.q();
@@ -254,6 +289,8 @@ export class PgTicketStore implements TicketStore, FileStore {
 
   create(change: NewTicketChange): Promise<StoredTicket> {
     return this.db.unit(async () => {
+      // The counter row's lock (below) is then released when the commit is written, not once on disk.
+      await this.db.commitsLater();
       const sql = await this.db.q();
       if (change.idempotency) await this.claimKey(sql, change.idempotency, change.ticket.id);
       // The counter row stays locked until this transaction ends: creates on every instance take
@@ -271,11 +308,13 @@ export class PgTicketStore implements TicketStore, FileStore {
       // A create is a ticket's first version: a copy already held was put there by a later write of the
       // same transaction (a rule run on ticket.created), whose row has the same version (xmin), so the
       // created ticket must not replace it.
+      // Taken before the commit: a later change's notice is heard after it.
+      const heard = this.mark();
       afterCommit(
         () =>
           void answer.then(([row]) => {
             if (!this.cache.has(ticket.id))
-              this.remember(ticket.id, { ticket: asJsonb(ticket), version: row!.version });
+              this.remember(ticket.id, { ticket: asJsonb(ticket), version: row!.version, heard: this.trusted(heard) });
           }),
       );
       return ticket;
@@ -311,7 +350,12 @@ export class PgTicketStore implements TicketStore, FileStore {
         WHERE mode = ${this.mode} AND id = ${id}
         RETURNING xmin::text AS version`;
       await this.insertFiles(sql, id, next.files ?? []);
-      afterCommit(() => this.remember(id, { ticket: asJsonb(ticket), version: updated!.version }));
+      // Every instance drops a copy of an older version when it commits (goes out with the COMMIT).
+      await this.db.later((q) => changeNotice(q, this.mode, id, updated!.version));
+      const heard = this.mark();
+      afterCommit(() =>
+        this.remember(id, { ticket: asJsonb(ticket), version: updated!.version, heard: this.trusted(heard) }),
+      );
       return ticket;
     });
   }
@@ -614,6 +658,7 @@ export class PgTicketStore implements TicketStore, FileStore {
     if (!isId('tkt', id)) return false;
     const sql = await this.db.q();
     const gone = await sql`DELETE FROM tickets WHERE mode = ${this.mode} AND id = ${id} RETURNING id`;
+    if (gone.length) await this.db.later((q) => changeNotice(q, this.mode, id, undefined));
     afterCommit(() => this.cache.delete(id));
     return gone.length > 0;
   }
