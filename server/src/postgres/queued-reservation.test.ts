@@ -86,11 +86,17 @@ async function oneConnectionEnds(s: TestServer, databaseUrl: string, end: (pid: 
   await limits`BEGIN`;
   await limits`LOCK TABLE rate_limits IN ACCESS EXCLUSIVE MODE`;
   const answers = Promise.all([0, 1, 2].map((i) => create(s, `queued ${i}`)));
-  const waiting = (what: string) => admin<{ pid: number; port: number }[]>`
+  // The pool's connections are `ticketing`; the throttle read goes on the change feed's own
+  // connection (`ticketing-changes`, postgres/change-feed.ts) where it has one.
+  const waiting = (what: string, app = 'ticketing') => admin<{ pid: number; port: number }[]>`
     SELECT pid, client_port AS port FROM pg_stat_activity
-    WHERE datname = current_database() AND application_name = 'ticketing'
+    WHERE datname = current_database() AND application_name LIKE ${app}
       AND wait_event_type = 'Lock' AND query LIKE ${`%${what}%`}`;
-  await eventually(async () => (await waiting('rate_limits')).length >= 1, 10_000, 'a throttle read to wait');
+  await eventually(
+    async () => (await waiting('rate_limits', 'ticketing%')).length >= 1,
+    10_000,
+    'a throttle read to wait',
+  );
   await sleep(300); // the other two requests' reads wait for the next statement
   await limits`ROLLBACK`;
   limits.release();

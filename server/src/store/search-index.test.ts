@@ -128,6 +128,10 @@ describe('search on the JSON store', () => {
     { timeout: 180_000 },
     async () => {
       const { dataDir, ids } = await seeded();
+      // A pause between the build's slices, so that on a fast machine too the build outlasts the
+      // requests below (30k tickets take a few dozen slices: a second or two with it).
+      process.env.TICKETING_TEST_SEARCH_INDEX_PAUSE_MS = '50';
+      cleanup.push(async () => void delete process.env.TICKETING_TEST_SEARCH_INDEX_PAUSE_MS);
       const s = await startServer({ dataDir });
       cleanup.push(() => s.close());
       // The index is built after the port opens, in slices: at 30k tickets it is not whole yet.
