@@ -567,11 +567,12 @@ async function scale() {
         `${n} tickets: start-up of each start ${r.starts.map((ms) => fmt(ms, 0)).join(', ')} ms; median ${fmt(r.start, 0)} ms`,
       );
   }
+  // One size alone (BENCH_SIZES=100000) gives no second point to measure a ticket's bytes by.
   const small = results.get(SIZES[0]!)!;
   const largest = SIZES[SIZES.length - 1]!;
   const top = results.get(largest)!;
   note(
-    `${largest} tickets fit in memory: the index (every ticket's list item) is kept in memory, ${fmt(top.rss, 0)} MB after start, about ${fmt(((top.rss - small.rss) * 2 ** 20) / (largest - SIZES[0]!), 0)} bytes a ticket; ticket bodies are read from their files on demand (an LRU keeps 5000). Start-up reads every ticket file once: ${fmt(top.start / 1000, 0)} s at ${largest}${largest >= 1_000_000 ? ' (its files are kept from an earlier run and may have to come from disk rather than the page cache, unlike the sizes seeded just before)' : ''}.`,
+    `${largest} tickets fit in memory: the index (every ticket's list item) is kept in memory, ${fmt(top.rss, 0)} MB after start${largest > SIZES[0]! ? `, about ${fmt(((top.rss - small.rss) * 2 ** 20) / (largest - SIZES[0]!), 0)} bytes a ticket` : ''}; ticket bodies are read from their files on demand (an LRU keeps 5000). Start-up reads every ticket file once: ${fmt(top.start / 1000, 0)} s at ${largest}${largest >= 1_000_000 ? ' (its files are kept from an earlier run and may have to come from disk rather than the page cache, unlike the sizes seeded just before)' : ''}.`,
   );
   const withCreate = SIZES.filter((n) => results.get(n)!.create);
   const bigCreate = withCreate[withCreate.length - 1]!;
