@@ -1,7 +1,7 @@
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pgRelay } from '../test-support/pg-relay.js';
 import { eventually } from '../test-support/receiver.js';
 import { createTicket, startServer, ticketInput, type TestServer } from '../test-support/server.js';
 
@@ -40,32 +40,6 @@ async function create(s: TestServer, subject: string): Promise<Answer> {
   } catch {
     return { status: 0, ms: performance.now() - began };
   }
-}
-
-/** A TCP relay in front of PostgreSQL that can cut one connection, as a network blip or a pooler does. */
-async function cuttingRelay(target: string) {
-  const to = new URL(target);
-  const pairs = new Map<number, [Socket, Socket]>(); // by the port PostgreSQL sees the client on
-  const server = createServer((client) => {
-    const db = connect(Number(to.port), to.hostname);
-    db.on('connect', () => pairs.set(db.localPort!, [client, db]));
-    client.pipe(db).pipe(client);
-    client.on('close', () => db.destroy());
-    db.on('close', () => client.destroy());
-    client.on('error', () => db.destroy());
-    db.on('error', () => client.destroy());
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const url = new URL(target);
-  url.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: url.toString(),
-    /** Ends the connection PostgreSQL sees on `port` without a word to either side. */
-    cut(port: number) {
-      for (const socket of pairs.get(port) ?? []) socket.destroy();
-    },
-    close: () => new Promise((ok) => server.close(ok)),
-  };
 }
 
 /**
@@ -123,8 +97,8 @@ describe('a create waiting for a pooled connection', () => {
   it('is answered when the network cuts a connection of the pool meanwhile', async () => {
     const first = await startServer({ env });
     cleanup.push(() => first.close());
-    const relay = await cuttingRelay(first.databaseUrl!);
-    cleanup.push(relay.close);
+    const relay = await pgRelay(first.databaseUrl!);
+    cleanup.push(() => new Promise((ok) => relay.server.close(ok)));
     const s = await startServer({ env, keys: first.keys, databaseUrl: relay.url });
     cleanup.push(() => s.close({ keepData: true }));
     const got = await oneConnectionEnds(s, first.databaseUrl!, (_pid, port) => relay.cut(port));
