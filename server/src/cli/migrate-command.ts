@@ -9,7 +9,7 @@ import { FileJobStore } from '../store/file-job-store.js';
 import { FileTicketStore } from '../store/file-ticket-store.js';
 import { IDEMPOTENCY_MS, type KeyMode, type StoredTicket } from '../store/ticket-store.js';
 import { Database, redactedUrl, type Sql } from '../postgres/database.js';
-import { migrate } from '../postgres/migrations.js';
+import { migrate, VIEW_COUNTS_FROM_ROWS } from '../postgres/migrations.js';
 import { configRow } from '../postgres/pg-config-store.js';
 import { PgJobStore } from '../postgres/pg-job-store.js';
 import { PgKeyStore } from '../postgres/pg-key-store.js';
@@ -130,18 +130,7 @@ export async function migrateCommand(args: string[], dataDir: string): Promise<n
               await sql`INSERT INTO ticket_counts (mode, status, n) SELECT mode, status, count(*) FROM tickets GROUP BY mode, status`;
               await sql`ALTER TABLE tickets ENABLE TRIGGER tickets_counted`;
               // The views' numbers (schema 12) likewise, as that version's migration makes them.
-              await sql`
-                INSERT INTO ticket_view_counts (mode, status, agent_id, waiting, n)
-                SELECT mode, status, agent_id, coalesce(waiting_us, false), count(*) FROM tickets
-                GROUP BY mode, status, agent_id, coalesce(waiting_us, false)`;
-              await sql`
-                INSERT INTO ticket_view_counts (mode, status, mentioned, n)
-                SELECT mode, status, m, count(*) FROM tickets, LATERAL (SELECT DISTINCT unnest(mentions)) AS x (m)
-                WHERE mentions IS NOT NULL GROUP BY mode, status, m`;
-              await sql`
-                INSERT INTO ticket_view_counts (mode, status, due_day, n)
-                SELECT mode, status, left(due_at, 10), count(*) FROM tickets WHERE due_at IS NOT NULL
-                GROUP BY mode, status, left(due_at, 10)`;
+              await sql.unsafe(VIEW_COUNTS_FROM_ROWS);
               await sql`ALTER TABLE tickets ENABLE TRIGGER tickets_view_counted`;
               for (const l of LOGS) {
                 expected[`log:${l.log}`] = 0;

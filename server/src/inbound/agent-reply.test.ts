@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signedInAgent } from '../test-support/agents.js';
 import { deliver, startMailServer, SUPPORT } from '../test-support/mail-in.js';
+import { eventually } from '../test-support/receiver.js';
 import { createTicket, type TestServer } from '../test-support/server.js';
 import type { ReceivedMail } from '../test-support/smtp.js';
 import { openSse } from '../test-support/sse.js';
@@ -338,9 +339,7 @@ describe('agents answer by mail (issue 29)', { timeout: 180_000 }, () => {
       await s.running.deps.outbox.idle();
       return smtp.received.filter((m) => m.subject.includes('[rule angry]'));
     };
-    await import('../test-support/receiver.js').then(({ eventually }) =>
-      eventually(async () => (await ruled()).length === 2, 10_000, 'the rule’s two mails'),
-    );
+    await eventually(async () => (await ruled()).length === 2, 10_000, 'the rule’s two mails');
     const mails = await ruled();
     const toGrace = mails.find((m) => m.to.some((a) => a.toLowerCase() === 'grace@staff.example'))!;
     const toBoss = mails.find((m) => m.to.includes('boss@shop.example'))!;
