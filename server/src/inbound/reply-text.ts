@@ -241,11 +241,14 @@ export function replyText(input: string): ReplyParts {
     if (split) {
       if (split.prefix) keep.push(split.prefix);
       keptText ||= !!split.prefix;
+      // Set aside from the header on: the reply's words before it on its line stay in the reply only
+      // (the quoted part held them twice: planer's "reply--- On … wrote:").
+      const from = (to: number) => [lines[i]!.slice(split.prefix.length).trimStart(), ...lines.slice(i + 1, to)];
       const first = quoteAfter(split.end);
       if (first < lines.length && isQuote(lines[first]!)) {
         const end = quoteEnd(lines, first);
         if (interleaved(end)) return keepWhole();
-        taken.push(...lines.slice(i, end));
+        taken.push(...from(end));
         i = end;
         continue;
       }
@@ -256,7 +259,7 @@ export function replyText(input: string): ReplyParts {
         i = split.end;
         continue;
       }
-      taken.push(...lines.slice(i));
+      taken.push(...from(lines.length));
       break;
     }
     if (isQuote(lines[i]!)) {
