@@ -185,3 +185,16 @@ export function fixCharsets(raw: Buffer): Buffer {
   const fixed = fixEntity(text, 0, {});
   return fixed === text ? raw : Buffer.from(fixed, 'latin1');
 }
+
+/**
+ * A text file's bytes in UTF-8, the one charset the shop keeps text files in (as an upload must be):
+ * decoded by its label where the bytes can be in it, else by the charset detected. Undefined when
+ * they are UTF-8 already, or no charset reads them. A KMail user's ISO-8859-1 .txt (the SpamAssassin
+ * corpus, hard-ham-1/00241) was refused as not UTF-8.
+ */
+export function utf8File(bytes: Uint8Array, declared: string | undefined): Uint8Array | undefined {
+  if (decodes(bytes, 'utf-8')) return undefined;
+  const charset = charsetFor(bytes, declared) ?? declared;
+  if (!charset || !known(charset)) return undefined;
+  return Buffer.from(new TextDecoder(charset).decode(bytes), 'utf8');
+}

@@ -1,5 +1,5 @@
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
-import { fixCharsets } from './charset.js';
+import { fixCharsets, utf8File } from './charset.js';
 import { autoHeadersOf, bounceOf, type AutoHeaders, type Bounce } from './classify.js';
 import { htmlQuotes, QUOTE_MARK, type HtmlQuotes } from './html-quotes.js';
 import { HTML_MAX, HTML_MAX_DEPTH, htmlText } from './html-text.js';
@@ -90,15 +90,22 @@ export async function parseMail(raw: Buffer): Promise<ParsedInbound> {
   };
 }
 
-/** One of the mail's files; a uuencoded part decoded (its name from its "begin" line when it has none). */
+/**
+ * One of the mail's files; a uuencoded part decoded (its name from its "begin" line when it has none),
+ * a text file made UTF-8.
+ */
 function mailFile(a: Attachment): MailFile {
   const encoding = String(a.headers.get('content-transfer-encoding') ?? '').toLowerCase();
   const uu = /^(x-)?uu(encode|e)?$/.test(encoding) ? uudecode(Buffer.from(a.content).toString('latin1')) : undefined;
+  const content = uu?.content ?? a.content;
+  // A text file in another charset than UTF-8 is turned into UTF-8 (its label read as for text parts).
+  const type = a.headers.get('content-type');
+  const params = typeof type === 'object' && 'params' in type ? (type.params as Record<string, string>) : {};
   return {
     filename: noNul(a.filename || uu?.name || ''),
     contentType: noNul(a.contentType),
     related: Boolean(a.related),
-    content: uu?.content ?? a.content,
+    content: (/^text\//i.test(a.contentType) && utf8File(content, params.charset)) || content,
   };
 }
 
