@@ -12,6 +12,7 @@ import iconv from 'iconv-lite';
 // Charsets that have no 8-bit bytes: 8-bit bytes under such a label are another charset's.
 const SEVEN_BIT = new Set(['us-ascii', 'ascii', 'iso-2022-jp', 'iso-2022-kr', 'iso-2022-cn', 'utf-7']);
 const HIGH = /[\x80-\xff]/;
+const SINGLE_BYTE = /^(iso[-_]?8859|windows-125|cp125|latin|l\d$|koi8)/;
 
 function decodes(bytes: Uint8Array, charset: string): boolean {
   try {
@@ -111,6 +112,10 @@ function detect(bytes: Uint8Array): string | undefined {
 export function charsetFor(bytes: Uint8Array, declared: string | undefined): string | undefined {
   const label = (declared ?? 'us-ascii').trim().toLowerCase();
   if (!HIGH.test(Buffer.from(bytes).toString('latin1'))) return undefined;
+  // UTF-8 under a single-byte label (a web form's mail, a client's default of ISO-8859-1): every byte
+  // "fits" ISO-8859-1, and "Grüße" came out as "GrÃ¼ÃŸe". Text in a single-byte charset is valid
+  // UTF-8 by chance only in mojibake itself.
+  if (SINGLE_BYTE.test(label) && decodes(bytes, 'utf-8')) return 'utf-8';
   if (nearlyFits(bytes, label)) return undefined;
   // Every byte is a character in windows-1252: a wrong letter now and then, never a lost one.
   const found = detect(bytes) ?? 'windows-1252';

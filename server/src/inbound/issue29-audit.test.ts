@@ -1,6 +1,9 @@
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedInAgent } from '../test-support/agents.js';
 import { deliver, startMailServer, SUPPORT } from '../test-support/mail-in.js';
+import { createTicket } from '../test-support/server.js';
+import type { ReceivedMail } from '../test-support/smtp.js';
 
 // Issue 29 audited as its reviewer would: for each class the issue names, mails written the way the
 // real clients write them (their attribution lines, header blocks, footers, charsets and MIME shapes,
@@ -126,6 +129,15 @@ const SIGNATURES: Case[] = [
     ),
     message: 'Nummer 4711.',
     quoted: ['Gesendet von meinem Samsung Galaxy Smartphone.', 'Bitte nennen Sie uns Ihre Bestellnummer.'],
+  },
+  {
+    // fixed: Proton Mail's footer stayed in the message.
+    name: 'Proton Mail, its footer above the quote',
+    mail: plain(
+      `It is 4711.\n\nSent with Proton Mail secure email.\n\nOn Monday, November 23rd, 2026 at 11:00 AM, Shop Support <help@shop.example> wrote:\n\n> ${Q}\n`,
+    ),
+    message: 'It is 4711.',
+    quoted: ['Sent with Proton Mail secure email.', Q],
   },
   {
     name: 'Outlook for iOS, its footer and the underscore rule',
@@ -283,6 +295,49 @@ const HEADERS: Case[] = [
     `Sent from Mail for Windows\n\nFrom: Shop Support\nSent: Monday, November 23, 2026 11:00\nTo: Anna\nSubject: Re: Order\n\n${Q}`,
     Q,
   ),
+  header(
+    'Outlook, Russian',
+    'Номер 4711.\n\nС уважением,\nИван',
+    'От: Shop Support <help@shop.example>\nОтправлено: 23 ноября 2026 г. 11:00\nКому: Иван <ivan@example.ru>\nТема: RE: Заказ\n\nУточните номер заказа.',
+    'Уточните номер заказа.',
+  ),
+  header(
+    'Thunderbird, Dutch',
+    'Het nummer is 4711.',
+    'Op 23-11-2026 om 11:00 schreef Shop Support:\n> Wat is uw bestelnummer?',
+    'Wat is uw bestelnummer?',
+  ),
+  header(
+    'Gmail, German, wrapped',
+    'Nummer 4711.',
+    'Am Mo., 23. Nov. 2026 um 11:00 Uhr schrieb Shop Support <\nhelp@shop.example>:\n\n> Bitte nennen Sie uns Ihre Bestellnummer.',
+    'Bitte nennen Sie uns Ihre Bestellnummer.',
+  ),
+  header(
+    'Lotus Notes, English ("wrote on …:")',
+    'It is 4711.\n\nAnna',
+    `Shop Support <help@shop.example> wrote on 11/23/2026 11:00:00 AM:\n\n> ${Q}`,
+    Q,
+  ),
+  header(
+    'Lotus Notes, German, the header block quoted',
+    'Nummer 4711.',
+    '"Shop Support" <help@shop.example> schrieb am 23.11.2026 11:00:00:\n\n> Von: "Shop Support" <help@shop.example>\n> An: anna@example.de\n> Datum: 23.11.2026 11:00\n> Betreff: Bestellung\n>\n> Bitte nennen Sie uns Ihre Bestellnummer.',
+    'Bitte nennen Sie uns Ihre Bestellnummer.',
+  ),
+  header(
+    'Zimbra',
+    'It is 4711.',
+    `----- Original Message -----\nFrom: "Shop Support" <help@shop.example>\nTo: "Anna" <anna@example.com>\nSent: Monday, November 23, 2026 11:00:00 AM\nSubject: Re: Order\n\n${Q}`,
+    Q,
+  ),
+  // fixed: Seznam's "Původní e-mail" rule stayed in the message.
+  header(
+    'Seznam, Czech',
+    'Číslo je 4711.',
+    '---------- Původní e-mail ----------\nOd: Shop Support <help@shop.example>\nKomu: anna@example.cz\nDatum: 23. 11. 2026 11:00:00\nPředmět: Re: Objednávka\n\nProsíme o číslo objednávky.',
+    'Prosíme o číslo objednávky.',
+  ),
 ];
 
 // HTML replies and multipart/alternative ones.
@@ -409,6 +464,22 @@ const CHARSETS: Case[] = [
       '\n',
     ),
     message: 'Meine Bestellung ist nicht angekommen. Bitte prüfen Sie das.\nMit freundlichen Grüßen',
+  },
+  {
+    // fixed: every byte fits ISO-8859-1, so the label was trusted: "GrÃ¼ÃŸe aus KÃ¶ln".
+    name: 'UTF-8 bytes under an ISO-8859-1 label (a web form)',
+    mail: raw(
+      'From: Jan <jan@example.de>\nTo: help@shop.example\nSubject: Bestellung\nMIME-Version: 1.0\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: 8bit\n\nGrüße aus Köln, die Bestellung fehlt.\n',
+    ),
+    message: 'Grüße aus Köln, die Bestellung fehlt.',
+  },
+  {
+    // fixed: the same under windows-1252, in an HTML-only mail whose <meta> says utf-8.
+    name: 'UTF-8 HTML under a windows-1252 label',
+    mail: raw(
+      'From: Zofia <zofia@example.pl>\nTo: help@shop.example\nSubject: Zamowienie\nMIME-Version: 1.0\nContent-Type: text/html; charset=windows-1252\nContent-Transfer-Encoding: 8bit\n\n<html><head><meta charset="utf-8"></head><body><p>Zamówienie nie dotarło — proszę sprawdzić.</p></body></html>\n',
+    ),
+    message: 'Zamówienie nie dotarło — proszę sprawdzić.',
   },
   {
     name: 'windows-1251 bytes in a part declared us-ascii',
@@ -605,5 +676,101 @@ describe.each(CLASSES)('issue 29 audit: %s', (_, cases) => {
     });
     expect(Buffer.from(await original.arrayBuffer()).equals(c.mail)).toBe(true);
     if (c.files) expect(files.filter(([n]: [string]) => n !== 'original-mail.eml')).toEqual(c.files);
+  });
+});
+
+// Threading, and agents answering notifications by mail, with the shapes real clients give a reply.
+const quoteLines = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n');
+
+describe('issue 29 audit: threading and agents answering by mail', () => {
+  it('replies from a Japanese phone (no In-Reply-To), Outlook (In-Reply-To only) and Gmail (References only) thread; an agent answers from Outlook', async () => {
+    const m = await startMailServer();
+    try {
+      const { s, smtp, port } = m;
+      const ada = await signedInAgent(s, { name: 'Ada Agent', email: 'ada@staff.example' });
+      const mail = await s.call('POST', '/admin?r=mail', {
+        json: {
+          from_name: 'Shop Support',
+          from_address: SUPPORT,
+          smtp: { host: '127.0.0.1', port: smtp.port },
+          email_notify: {
+            customer_on_create: true,
+            customer_on_reply: true,
+            agents_on_create: true,
+            agent_emails: ['ada@staff.example'],
+          },
+          agent_reply_domains: ['staff.example'],
+        },
+      });
+      expect(mail.status, mail.text).toBe(200);
+      const t = await createTicket(s, { email: 'yamada@docomo.example.jp', name: 'Yamada', subject: 'Lid' });
+      const mails = await smtp.waitFor(2);
+      const toCustomer = mails.find((x: ReceivedMail) => x.to.includes('yamada@docomo.example.jp'))!;
+      const toAda = mails.find((x: ReceivedMail) => x.to.includes('ada@staff.example'))!;
+      const replies = async () => (await s.call('GET', `/ticket?id=${t.id}`)).body.replies;
+
+      // A Japanese phone: Shift_JIS under an ISO-2022-JP label, no In-Reply-To or References, to the Reply-To.
+      const phone = raw(
+        `From: yamada@docomo.example.jp\nTo: ${toCustomer.replyTo}\nSubject: =?ISO-2022-JP?B?`,
+        b64(enc('Re: 届きません', 'shift_jis')),
+        '?=\nMIME-Version: 1.0\nContent-Type: text/plain; charset=ISO-2022-JP\nContent-Transfer-Encoding: 8bit\n\n',
+        enc(
+          `届きました。ありがとうございます。\r\n\r\n${quoteLines(toCustomer.text).replace(/\n/g, '\r\n')}`,
+          'shift_jis',
+        ),
+        '\r\n',
+      );
+      expect(
+        await deliver(s, port, { raw: phone, from: 'yamada@docomo.example.jp', to: [toCustomer.replyTo] }),
+      ).toMatchObject({
+        kind: 'replied',
+        ticket: t.id,
+      });
+      expect((await replies()).at(-1)).toMatchObject({ message: '届きました。ありがとうございます。' });
+
+      // Outlook, German, to the support address with In-Reply-To only; its plain part has no ">" marks.
+      const outlook = await deliver(s, port, {
+        from: 'Yamada <yamada@docomo.example.jp>',
+        to: SUPPORT,
+        subject: `AW: ${toCustomer.subject}`,
+        inReplyTo: toCustomer.messageId,
+        text: `Danke, angekommen.\n\nVon: Shop Support <${SUPPORT}>\nGesendet: Montag, 23. November 2026 11:00\nAn: Yamada <yamada@docomo.example.jp>\nBetreff: ${toCustomer.subject}\n\n${toCustomer.text}\n`,
+      });
+      expect(outlook).toMatchObject({ kind: 'replied', ticket: t.id });
+      expect((await replies()).at(-1)).toMatchObject({ message: 'Danke, angekommen.' });
+
+      // Gmail with References only.
+      const gmail = await deliver(s, port, {
+        from: 'Yamada <yamada@docomo.example.jp>',
+        to: SUPPORT,
+        subject: `Re: ${toCustomer.subject}`,
+        references: [toCustomer.messageId],
+        text: `Thanks!\n\nOn Mon, Nov 23, 2026 at 11:00 AM Shop Support <${SUPPORT}> wrote:\n\n${quoteLines(toCustomer.text)}\n`,
+      });
+      expect(gmail).toMatchObject({ kind: 'replied', ticket: t.id });
+      expect((await replies()).at(-1)).toMatchObject({ message: 'Thanks!' });
+
+      // The agent answers from Outlook desktop (French labels, no ">" marks) to her own Reply-To.
+      const agent = await deliver(s, port, {
+        from: 'Ada Agent <ada@staff.example>',
+        to: toAda.replyTo,
+        subject: `RE: ${toAda.subject}`,
+        inReplyTo: toAda.messageId,
+        text: `Un nouveau couvercle part demain.\n\nAda\n\nDe : Shop Support <${SUPPORT}>\nEnvoyé : lundi 23 novembre 2026 11:00\nÀ : Ada Agent <ada@staff.example>\nObjet : ${toAda.subject}\n\n${toAda.text}\n`,
+      });
+      expect(agent).toMatchObject({ kind: 'agent_replied', ticket: t.id, agent: ada.agent.id });
+      const last = (await replies()).at(-1);
+      expect(last).toMatchObject({ message: 'Un nouveau couvercle part demain.\n\nAda', from_customer: false });
+      expect(last.quoted).toContain('Envoyé :');
+      // Threading stays whole: the four mails made four replies on the one ticket, no new ticket.
+      expect(await replies()).toHaveLength(4);
+      expect((await s.call('GET', '/list?limit=10')).body.total).toBe(1);
+    } finally {
+      await m.close();
+    }
   });
 });

@@ -32,7 +32,7 @@ const FIELD =
 const FROM_FIELD =
   /^\s*\*?(From|Von|De|Da|Van|Fra|Från|Od|От|Від|Kimden|Lähettäjä|Feladó|差出人|发件人|寄件者)\s*\*?\s*[:：]/i;
 const ORIGINAL =
-  /^\s*-{2,}\s*(Original Message|Ursprüngliche Nachricht|Message d'origine|Messaggio originale|Mensaje original|Mensagem original|Oorspronkelijk bericht|Originalmeddelande|Oprindelig meddelelse|Opprinnelig melding|Wiadomość oryginalna|Исходное сообщение|Původní zpráva|Alkuperäinen viesti|原始邮件|元のメッセージ)\s*-{2,}\s*$/i;
+  /^\s*-{2,}\s*(Original Message|Ursprüngliche Nachricht|Message d'origine|Messaggio originale|Mensaje original|Mensagem original|Oorspronkelijk bericht|Originalmeddelande|Oprindelig meddelelse|Opprinnelig melding|Wiadomość oryginalna|Исходное сообщение|Původní zpráva|Původní e-mail|Alkuperäinen viesti|原始邮件|元のメッセージ)\s*-{2,}\s*$/i;
 // A forwarded mail's quoted part is the point of it: when a forward comes before any quote, the
 // whole text stays.
 const FORWARD =
@@ -40,7 +40,7 @@ const FORWARD =
 // Lines clients add under what one writes; only the whole line, never a sentence that starts so (a
 // link after it allowed: "Get Outlook for iOS<https://aka.ms/…>" as text made from Outlook's HTML).
 const FOOTER =
-  /^\s*(Sent from my(\s+[\w.®'-]+){1,5}|Gesendet von meinem(\s+[\w.-]+){1,5}|Enviado desde mi(\s+[\w.-]+){1,4}|(iPhone|iPad)から送信|(发自|發自|从)我的\s?(iPhone|iPad|手机)(发送)?|(iPhone|iPad)에서 보냄|Verstuurd vanaf mijn (iPhone|iPad|smartphone)|Wysłane z (mojego )?(iPhone'?a|iPada|smartfona)|Sendt fra min (iPhone|iPad)|Skickat från min (iPhone|iPad)|Sent from (Mail|Outlook|Yahoo Mail) for \w+( \d+)?|Sent from Yahoo Mail on \w+|Get Outlook for (iOS|Android)|Von meinem (iPhone|iPad|Smartphone|Android-Gerät|Samsung[\w ]{0,20}) gesendet|Envoyé de mon (iPhone|iPad|smartphone)|Enviado desde mi (iPhone|iPad|smartphone)|Enviado do meu (iPhone|iPad|smartphone)|Inviato da (iPhone|iPad|il mio [\w ]{1,20})|Verzonden (vanaf|met) mijn (iPhone|iPad|smartphone)|Отправлено с (iPhone|iPad|Android)|Sent from (Acompli|TypeApp|BlueMail|Spark|Edison Mail|myMail|Newton))\.?(\s*<https?:\/\/[^\s<>]*>|\s*\[https?:\/\/[^\s\]]*\])?\s*$/i;
+  /^\s*(Sent from my(\s+[\w.®'-]+){1,5}|Gesendet von meinem(\s+[\w.-]+){1,5}|Enviado desde mi(\s+[\w.-]+){1,4}|(iPhone|iPad)から送信|(发自|發自|从)我的\s?(iPhone|iPad|手机)(发送)?|(iPhone|iPad)에서 보냄|Verstuurd vanaf mijn (iPhone|iPad|smartphone)|Wysłane z (mojego )?(iPhone'?a|iPada|smartfona)|Sendt fra min (iPhone|iPad)|Skickat från min (iPhone|iPad)|Sent from (Mail|Outlook|Yahoo Mail) for \w+( \d+)?|Sent from Yahoo Mail on \w+|Get Outlook for (iOS|Android)|Von meinem (iPhone|iPad|Smartphone|Android-Gerät|Samsung[\w ]{0,20}) gesendet|Envoyé de mon (iPhone|iPad|smartphone)|Enviado desde mi (iPhone|iPad|smartphone)|Enviado do meu (iPhone|iPad|smartphone)|Inviato da (iPhone|iPad|il mio [\w ]{1,20})|Verzonden (vanaf|met) mijn (iPhone|iPad|smartphone)|Отправлено с (iPhone|iPad|Android)|Sent from (Acompli|TypeApp|BlueMail|Spark|Edison Mail|myMail|Newton)|Sent with Proton ?Mail secure email|Sent from Proton ?Mail (mobile|for (iOS|Android)))\.?(\s*<https?:\/\/[^\s<>]*>|\s*\[https?:\/\/[^\s\]]*\])?\s*$/i;
 // "Sent from my …" is a footer only when it names a device: "Sent from my office account." is the
 // customer's own sentence.
 const DEVICE =
