@@ -1,4 +1,5 @@
 import { analyse } from 'chardet';
+import iconv from 'iconv-lite';
 
 // mailparser decodes each text part with the charset its header declares, and a part that declares
 // us-ascii, utf-8 or nothing as UTF-8: bytes of another charset come out as U+FFFD or mojibake (a
@@ -11,6 +12,7 @@ import { analyse } from 'chardet';
 // Charsets that have no 8-bit bytes: 8-bit bytes under such a label are another charset's.
 const SEVEN_BIT = new Set(['us-ascii', 'ascii', 'iso-2022-jp', 'iso-2022-kr', 'iso-2022-cn', 'utf-7']);
 const HIGH = /[\x80-\xff]/;
+const SINGLE_BYTE = /^(iso[-_]?8859|windows-125|cp125|latin|l\d$|koi8)/;
 
 function decodes(bytes: Uint8Array, charset: string): boolean {
   try {
@@ -21,7 +23,7 @@ function decodes(bytes: Uint8Array, charset: string): boolean {
   }
 }
 
-const known = (charset: string) => {
+const knownToDecoder = (charset: string) => {
   try {
     new TextDecoder(charset);
     return true;
@@ -29,6 +31,12 @@ const known = (charset: string) => {
     return false;
   }
 };
+// Labels the WHATWG decoder lacks but mail clients write (Outlook's "cp936", "ms936"), which mailparser
+// decodes through iconv-lite: read the same way here, so that such a label is trusted, not re-detected
+// (a GBK text labelled cp936 came out as EUC-JP mojibake).
+const known = (charset: string) => knownToDecoder(charset) || iconv.encodingExists(charset);
+const decoded = (bytes: Uint8Array, charset: string) =>
+  knownToDecoder(charset) ? new TextDecoder(charset).decode(bytes) : iconv.decode(Buffer.from(bytes), charset);
 
 /**
  * Whether the bytes are text in the charset but for a few stray bytes (at most one character in
@@ -38,14 +46,45 @@ const known = (charset: string) => {
  */
 function nearlyFits(bytes: Uint8Array, charset: string): boolean {
   if (SEVEN_BIT.has(charset.toLowerCase()) || !known(charset)) return false;
-  const text = new TextDecoder(charset).decode(bytes);
+  const text = decoded(bytes, charset);
   return text.split('\uFFFD').length - 1 <= text.length / 20;
 }
 
-// Letters most text is written in: Latin, Greek, Cyrillic, CJK ideographs, kana, Hangul, and the
-// punctuation of CJK text. A wrong decoding of CJK bytes yields rarer signs (bopomofo, small forms).
-const COMMON = /[\u0000-\u024f\u0370-\u04ff\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\uff01-\uff5e]/gu;
-const commonShare = (text: string) => (text.match(COMMON)?.length ?? 0) / Math.max(1, [...text].length);
+// Letters most text is written in: Latin, Greek, Cyrillic, kana, Hangul, and the punctuation of CJK
+// text. A wrong decoding of CJK bytes yields rarer signs (bopomofo, small forms).
+const COMMON = /[\u0000-\u024f\u0370-\u04ff\u3000-\u303f\u3040-\u30ff\uac00-\ud7af\uff01-\uff5e]/u;
+const IDEOGRAPH = /\p{Script=Han}/u;
+const HANGUL = /\p{Script=Hangul}/u;
+/** Whether an ideograph is one of the everyday ones of a script: its code in that script's charset. */
+const everyday = (char: string, charset: 'gb2312' | 'big5' | 'shift_jis') => {
+  const code = iconv.encode(char, charset);
+  if (code.length !== 2) return false;
+  const n = code.readUInt16BE(0);
+  // GB2312's two levels (6763 hanzi), Big5's frequent hanzi (5401), JIS X 0208 level 1 (2965 kanji).
+  if (charset === 'gb2312') return n >= 0xb0a1 && n <= 0xf7fe;
+  if (charset === 'big5') return n >= 0xa440 && n <= 0xc67e;
+  return n >= 0x889f && n <= 0x9872;
+};
+/**
+ * How much of a text is made of common letters. Ideographs count only when they are everyday ones of
+ * one script (simplified, traditional or Japanese, the one that fits best): GB2312 bytes read as Big5
+ * or EUC-JP are ideographs too ("扂腔隆等" for "我的订单"), only rare ones, and a short subject gave
+ * chardet no other way to tell (all alike at confidence 10).
+ */
+function commonShare(text: string): number {
+  const chars = [...text].slice(0, 2000);
+  const han = chars.filter((c) => IDEOGRAPH.test(c));
+  const other = chars.length - han.length;
+  // Korean is written in Hangul, hardly ever mixed with ideographs: Chinese bytes read as EUC-KR are
+  // such a mix ("밑黨乖돨땐데").
+  const hangul = chars.filter((c) => HANGUL.test(c)).length;
+  const mixed = han.length * 10 > hangul;
+  const commonOther = chars.filter((c) => !IDEOGRAPH.test(c) && COMMON.test(c) && !(mixed && HANGUL.test(c))).length;
+  const fitting = han.length
+    ? Math.max(...(['gb2312', 'big5', 'shift_jis'] as const).map((cs) => han.filter((c) => everyday(c, cs)).length))
+    : 0;
+  return (commonOther + fitting) / Math.max(1, other + han.length);
+}
 
 /**
  * The charset the bytes are in, by chardet's guesses: among the likeliest ones they decode in (nearly)
@@ -58,7 +97,7 @@ function detect(bytes: Uint8Array): string | undefined {
   const top = guesses[0]?.confidence ?? 0;
   let best: { name: string; share: number } | undefined;
   for (const g of guesses.filter((g) => g.confidence >= top - 10)) {
-    const share = commonShare(new TextDecoder(g.name).decode(bytes));
+    const share = commonShare(decoded(bytes, g.name));
     if (!best || share > best.share) best = { name: g.name, share };
   }
   return best?.name;
@@ -73,6 +112,10 @@ function detect(bytes: Uint8Array): string | undefined {
 export function charsetFor(bytes: Uint8Array, declared: string | undefined): string | undefined {
   const label = (declared ?? 'us-ascii').trim().toLowerCase();
   if (!HIGH.test(Buffer.from(bytes).toString('latin1'))) return undefined;
+  // UTF-8 under a single-byte label (a web form's mail, a client's default of ISO-8859-1): every byte
+  // "fits" ISO-8859-1, and "Grüße" came out as "GrÃ¼ÃŸe". Text in a single-byte charset is valid
+  // UTF-8 by chance only in mojibake itself.
+  if (SINGLE_BYTE.test(label) && decodes(bytes, 'utf-8')) return 'utf-8';
   if (nearlyFits(bytes, label)) return undefined;
   // Every byte is a character in windows-1252: a wrong letter now and then, never a lost one.
   const found = detect(bytes) ?? 'windows-1252';
@@ -104,8 +147,34 @@ function utf8Header(header: string, hint: string | undefined): string {
   const fits =
     hint && ((known(hint) && !SEVEN_BIT.has(hint.toLowerCase()) && decodes(bytes, hint)) || nearlyFits(runs, hint));
   const charset = fits ? hint : (detect(runs) ?? 'windows-1252');
-  const text = new TextDecoder(charset).decode(bytes);
+  const text = decoded(bytes, charset);
   return Buffer.from(text, 'utf8').toString('latin1');
+}
+
+const ENCODED_WORD = /=\?([^?\s*]+)(\*[^?\s]*)?\?([BbQq])\?([^?\s]*)\?=/g;
+
+/**
+ * A header block with each RFC 2047 word whose bytes cannot be in the charset it names relabelled:
+ * Japanese phones write Shift_JIS bytes into "=?ISO-2022-JP?B?…?=" words (a 7-bit charset), which
+ * came out as mojibake in the subject and the sender's name while the body, relabelled, read fine. The
+ * text's charset is tried first (a name is too short to detect well), then detection.
+ */
+function relabelWords(header: string, hint: string | undefined): string {
+  if (!header.includes('=?')) return header;
+  return header.replace(ENCODED_WORD, (word, label: string, lang: string | undefined, kind: string, data: string) => {
+    const bytes =
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(data, 'base64')
+        : Buffer.from(
+            data
+              .replace(/_/g, ' ')
+              .replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+            'latin1',
+          );
+    if (!charsetFor(bytes, label)) return word;
+    const charset = hint && nearlyFits(bytes, hint) ? hint : charsetFor(bytes, label)!;
+    return `=?${charset}${lang ?? ''}?B?${bytes.toString('base64')}?=`;
+  });
 }
 
 function withCharset(header: string, charset: string, newline: string): string {
@@ -134,7 +203,7 @@ const NO_SEMICOLON = /^(content-type:[ \t]*[\w.+-]+\/[\w.+-]+)[ \t]+(?=[\w-]+[ \
 
 function fixEntity(entity: string, depth: number, walk: Walk): string {
   const gap = /^\r?\n/.exec(entity) ?? /\r?\n\r?\n/.exec(entity);
-  if (!gap) return utf8Header(entity, walk.hint);
+  if (!gap) return utf8Header(relabelWords(entity, walk.hint), walk.hint);
   let header = entity.slice(0, gap.index).replace(NO_SEMICOLON, '$1; ');
   const body = entity.slice(gap.index + gap[0].length);
   const newline = gap[0].startsWith('\r') ? '\r\n' : '\n';
@@ -170,7 +239,8 @@ function fixEntity(entity: string, depth: number, walk: Walk): string {
     if (!walk.hint && HIGH.test(bytes.toString('latin1'))) walk.hint = charset ?? declared;
     walk.named ??= declared;
   }
-  return utf8Header(header, walk.hint ?? walk.named) + gap[0] + fixedBody;
+  const hint = walk.hint ?? walk.named;
+  return utf8Header(relabelWords(header, hint), hint) + gap[0] + fixedBody;
 }
 
 // A part between two delimiters starts with the line break that ends the delimiter's line.

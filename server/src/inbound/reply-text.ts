@@ -32,7 +32,7 @@ const FIELD =
 const FROM_FIELD =
   /^\s*\*?(From|Von|De|Da|Van|Fra|Från|Od|От|Від|Kimden|Lähettäjä|Feladó|差出人|发件人|寄件者)\s*\*?\s*[:：]/i;
 const ORIGINAL =
-  /^\s*-{2,}\s*(Original Message|Ursprüngliche Nachricht|Message d'origine|Messaggio originale|Mensaje original|Mensagem original|Oorspronkelijk bericht|Originalmeddelande|Oprindelig meddelelse|Opprinnelig melding|Wiadomość oryginalna|Исходное сообщение|Původní zpráva|Alkuperäinen viesti|原始邮件|元のメッセージ)\s*-{2,}\s*$/i;
+  /^\s*-{2,}\s*(Original Message|Ursprüngliche Nachricht|Message d'origine|Messaggio originale|Mensaje original|Mensagem original|Oorspronkelijk bericht|Originalmeddelande|Oprindelig meddelelse|Opprinnelig melding|Wiadomość oryginalna|Исходное сообщение|Původní zpráva|Původní e-mail|Alkuperäinen viesti|原始邮件|元のメッセージ)\s*-{2,}\s*$/i;
 // A forwarded mail's quoted part is the point of it: when a forward comes before any quote, the
 // whole text stays.
 const FORWARD =
@@ -40,7 +40,12 @@ const FORWARD =
 // Lines clients add under what one writes; only the whole line, never a sentence that starts so (a
 // link after it allowed: "Get Outlook for iOS<https://aka.ms/…>" as text made from Outlook's HTML).
 const FOOTER =
-  /^\s*(Sent from my(\s+[\w.-]+){1,3}|Sent from (Mail|Outlook|Yahoo Mail) for \w+( \d+)?|Sent from Yahoo Mail on \w+|Get Outlook for (iOS|Android)|Von meinem (iPhone|iPad|Smartphone|Android-Gerät|Samsung[\w ]{0,20}) gesendet|Envoyé de mon (iPhone|iPad|smartphone)|Enviado desde mi (iPhone|iPad|smartphone)|Enviado do meu (iPhone|iPad|smartphone)|Inviato da (iPhone|iPad|il mio [\w ]{1,20})|Verzonden (vanaf|met) mijn (iPhone|iPad|smartphone)|Отправлено с (iPhone|iPad|Android)|Sent from (Acompli|TypeApp|BlueMail|Spark|Edison Mail|myMail|Newton))\.?(\s*<https?:\/\/[^\s<>]*>|\s*\[https?:\/\/[^\s\]]*\])?\s*$/i;
+  /^\s*(Sent from my(\s+[\w.®'-]+){1,5}|Gesendet von meinem(\s+[\w.-]+){1,5}|Enviado desde mi(\s+[\w.-]+){1,4}|(iPhone|iPad)から送信|(发自|發自|从)我的\s?(iPhone|iPad|手机)(发送)?|(iPhone|iPad)에서 보냄|Verstuurd vanaf mijn (iPhone|iPad|smartphone)|Wysłane z (mojego )?(iPhone'?a|iPada|smartfona)|Sendt fra min (iPhone|iPad)|Skickat från min (iPhone|iPad)|Sent from (Mail|Outlook|Yahoo Mail) for \w+( \d+)?|Sent from Yahoo Mail on \w+|Get Outlook for (iOS|Android)|Von meinem (iPhone|iPad|Smartphone|Android-Gerät|Samsung[\w ]{0,20}) gesendet|Envoyé de mon (iPhone|iPad|smartphone)|Enviado desde mi (iPhone|iPad|smartphone)|Enviado do meu (iPhone|iPad|smartphone)|Inviato da (iPhone|iPad|il mio [\w ]{1,20})|Verzonden (vanaf|met) mijn (iPhone|iPad|smartphone)|Отправлено с (iPhone|iPad|Android)|Sent from (Acompli|TypeApp|BlueMail|Spark|Edison Mail|myMail|Newton)|Sent with Proton ?Mail secure email|Sent from Proton ?Mail (mobile|for (iOS|Android)))\.?(\s*<https?:\/\/[^\s<>]*>|\s*\[https?:\/\/[^\s\]]*\])?\s*$/i;
+// "Sent from my …" is a footer only when it names a device: "Sent from my office account." is the
+// customer's own sentence.
+const DEVICE =
+  /\b(iPhone|iPad|iPod|Android|BlackBerry|Galaxy|Samsung|Huawei|Honor|Xiaomi|Redmi|Pixel|Motorola|Moto|Nokia|Sony|Xperia|OnePlus|Oppo|Vivo|LG|HTC|Windows Phone|Kindle|Surface|mobile|phone|smartphone|tablet|device|handheld|Smartphone|Handy|Tablet|móvil|teléfono)\b/i;
+const isFooter = (line: string) => FOOTER.test(line) && (!/^\s*Sent from my\s/i.test(line) || DEVICE.test(line));
 /** Whether a line starts a forwarded mail ("---------- Forwarded message ---------", "Begin forwarded message:"). */
 export const forwardLine = (line: string) => FORWARD.test(line);
 /** Whether a line is a field of the header block above a quoted mail ("From: …", "От: …", "*Sent:* …"). */
@@ -108,6 +113,12 @@ function splitterAt(lines: string[], i: number): Splitter | undefined {
       return { kind: 'header', prefix: '', end: i + 1 };
   }
   return undefined;
+}
+
+/** Whether the quoted block at line i opens with a quote header ("> On … wrote:", "> From: …" and "> Sent: …"). */
+function headedQuote(lines: string[], i: number): boolean {
+  const unquoted = lines.slice(i, i + 6).map((l) => (isQuote(l) ? l.replace(/^\s*(?:(?:[A-Z]{1,3})?>\s?)+/, '') : ''));
+  return splitterAt(unquoted, 0)?.kind === 'header';
 }
 
 // A quoted line a client broke in two: its tail, between two quoted lines, holds no plain word
@@ -269,6 +280,13 @@ export function replyText(input: string): ReplyParts {
         break;
       }
       if (interleaved(end)) return keepWhole();
+      // A quote that starts with its own header (iOS and Apple Mail write "> On … wrote:" inside it):
+      // surely a quote; the answer below it stays, the quote is set aside.
+      if (headedQuote(lines, i)) {
+        taken.push(...lines.slice(i, end));
+        i = end;
+        continue;
+      }
       // Unsure it is a quote (">>> http://…" in a newsletter): kept.
       keep.push(...lines.slice(i, end));
       keptText = true;
@@ -298,7 +316,7 @@ export function replyText(input: string): ReplyParts {
       signature.unshift(...keep.splice(list));
   }
   const footers: string[] = [];
-  const body = keep.filter((l) => (FOOTER.test(l) ? !footers.push(l) : true));
+  const body = keep.filter((l) => (isFooter(l) ? !footers.push(l) : true));
   // Separator lines left above a cut quote ("____", an <hr> made text) go with it.
   while (body.length && (blank(body.at(-1)!) || SEPARATOR.test(body.at(-1)!))) body.pop();
   const reply = body
