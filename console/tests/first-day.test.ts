@@ -105,6 +105,30 @@ describe('a team’s first day, as it looks', () => {
       await close();
     });
 
+  it('a ticket opened from the list while a search is still to fire stays open (the search applies beside it)', async () => {
+    const { page, refused, errors, close } = await signedIn(1280, 'en');
+    const rows = page.locator('.inbox a.subject');
+    await rows.first().waitFor();
+    // Typed and clicked in one go, inside the search's 300 ms wait: the old console opened the ticket,
+    // then the search fired and took the agent back to the list.
+    const opened = await page.evaluate(() => {
+      const input = document.getElementById('inbox-search') as HTMLInputElement;
+      input.value = 'kettle';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      const row = document.querySelector<HTMLAnchorElement>('.inbox a.subject')!;
+      row.click();
+      return row.textContent;
+    });
+    await page.getByRole('heading', { name: opened!, level: 1 }).waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('kettle');
+    await expect.poll(() => rows.allTextContents()).toEqual(['Broken kettle lid']);
+    expect(new URL(page.url()).pathname).toMatch(/^\/console\/tickets\/tkt_/);
+    expect(await page.getByRole('heading', { name: opened!, level: 1 }).isVisible()).toBe(true);
+    expect(refused).toEqual([]);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('the profile (on a phone) has Available beside its box, and a language that is the agent’s own', async () => {
     const { page, refused, errors, close } = await signedIn(390, 'en', '/console/profile');
     const available = page.getByLabel('Available: round-robin assignment gives me new tickets');
