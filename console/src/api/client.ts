@@ -3,6 +3,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/browser';
 import type { BusinessHours, HoursNow, Rule, RulesTestResult } from '@ticketing/server/model';
+import type { Locale } from '../i18n/t.js';
 import type {
   BulkResult,
   ConsoleReply,
@@ -147,6 +148,7 @@ export function createApi(base: string, hooks: ApiHooks = {}) {
       name?: string;
       signature?: string;
       available?: boolean;
+      locale?: Locale | null;
       density?: 'comfortable' | 'compact';
       saved_views?: SavedView[];
     }) => call<Session>('PATCH', '/session/profile', { json: body }),

@@ -1,12 +1,11 @@
 import { useLocation } from 'preact-iso/router';
-import { LOCALES, isLocale } from '../i18n/t.js';
+import { LANGUAGE_NAMES, LOCALES, isLocale } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
 import type { Theme } from '../state/prefs.js';
 import { Icon } from './icons.js';
 import { openShortcuts } from './Shortcuts.js';
 
 const THEMES: Theme[] = ['auto', 'light', 'dark'];
-const LANGUAGE_NAMES: Record<keyof typeof LOCALES, string> = { en: 'English', de: 'Deutsch' };
 
 export function Header() {
   const s = useStore();

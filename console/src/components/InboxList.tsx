@@ -17,7 +17,9 @@ export function InboxList({ filters, openId }: { filters: Filters; openId: strin
   const inbox = s.inbox;
   const rows = inbox.rows.value;
   const selected = inbox.selected.value;
-  const go = (next: Partial<Filters>) => route(`/console/${filtersQuery({ ...filters, ...next })}`, true);
+  /** The list with `next` applied; `stay`: on the ticket opened meanwhile (a search fires 300 ms after the typing). */
+  const go = (next: Partial<Filters>, stay = false) =>
+    route(`${stay ? location.pathname : '/console/'}${filtersQuery({ ...filters, ...next })}`, true);
 
   return (
     <section class="inbox" aria-labelledby="inbox-title">
@@ -71,7 +73,7 @@ export function InboxList({ filters, openId }: { filters: Filters; openId: strin
   );
 }
 
-function Toolbar({ filters, go }: { filters: Filters; go: (f: Partial<Filters>) => void }) {
+function Toolbar({ filters, go }: { filters: Filters; go: (f: Partial<Filters>, stay?: boolean) => void }) {
   const s = useStore();
   const t = s.t.value;
   const q = useSignal(filters.q ?? '');
@@ -82,7 +84,8 @@ function Toolbar({ filters, go }: { filters: Filters; go: (f: Partial<Filters>) 
   const search = (value: string, now = false) => {
     q.value = value;
     clearTimeout(timer.current);
-    timer.current = setTimeout(() => go({ q: value.trim() || undefined }), now ? 0 : 300);
+    // A ticket opened from the list before the search fires stays open (it was closed again under the agent).
+    timer.current = setTimeout(() => go({ q: value.trim() || undefined }, true), now ? 0 : 300);
   };
   const meta = s.meta.value;
   const set = (key: keyof Filters) => (e: Event) =>

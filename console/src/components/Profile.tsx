@@ -2,7 +2,7 @@ import { useSignal, type Signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { ApiError } from '../api/client.js';
 import type { Passkey, TotpEnrolment } from '../api/types.js';
-import { fill } from '../i18n/t.js';
+import { fill, isLocale, LANGUAGE_NAMES } from '../i18n/t.js';
 import { useStore } from '../state/context.js';
 import { Field } from './Field.js';
 import { dateTime } from './format.js';
@@ -373,16 +373,21 @@ function OwnProfile() {
   const name = useSignal(agent.name);
   const signature = useSignal(agent.signature);
   const available = useSignal(agent.available);
+  const locale = useSignal(agent.locale ?? '');
   const error = useSignal('');
   const submit = async (e: Event) => {
     e.preventDefault();
+    const changedLocale = locale.value !== (agent.locale ?? '');
     try {
       s.session.value = await s.api.profile({
         name: name.value,
         signature: signature.value,
         available: available.value,
+        locale: isLocale(locale.value) ? locale.value : null,
       });
       error.value = '';
+      // A language picked here is the agent's own (mails too): it outranks an earlier pick in this browser's header.
+      if (changedLocale) s.prefs.setLocale(null);
       s.toasts.show({ text: t.profileSaved });
     } catch (err) {
       error.value = s.describe(err);
@@ -398,19 +403,31 @@ function OwnProfile() {
         error={error.value}
         onInput={(e) => (name.value = e.currentTarget.value)}
       />
-      <label for="own-signature">{t.signature}</label>
-      <textarea
-        id="own-signature"
-        rows={3}
-        value={signature.value}
-        onInput={(e) => (signature.value = e.currentTarget.value)}
-      />
-      <label>
+      <div class="field">
+        <label for="own-signature">{t.signature}</label>
+        <textarea
+          id="own-signature"
+          rows={3}
+          value={signature.value}
+          onInput={(e) => (signature.value = e.currentTarget.value)}
+        />
+      </div>
+      {/* The header's language picker is hidden on a phone: here it is within reach there too. */}
+      <div class="field">
+        <label for="own-locale">{t.language}</label>
+        <select id="own-locale" value={locale.value} onChange={(e) => (locale.value = e.currentTarget.value)}>
+          <option value="">{t.languageOfBrowser}</option>
+          {Object.entries(LANGUAGE_NAMES).map(([l, n]) => (
+            <option value={l}>{n}</option>
+          ))}
+        </select>
+      </div>
+      <label class="check">
         <input
           type="checkbox"
           checked={available.value}
           onChange={(e) => (available.value = e.currentTarget.checked)}
-        />{' '}
+        />
         {t.available}
       </label>
       <div class="actions">

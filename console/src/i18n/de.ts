@@ -47,6 +47,7 @@ export const de: Strings = {
   ownProfile: 'Über Sie',
   signature: 'Signatur (Markdown, unter Ihren Antworten)',
   available: 'Verfügbar: Die Rundum-Zuweisung gibt mir neue Tickets',
+  languageOfBrowser: 'Die Sprache des Browsers',
   profileSaved: 'Ihr Profil ist gespeichert.',
   signInTitle: 'Anmelden',
   email: 'E-Mail',

@@ -49,6 +49,7 @@ export const en = {
   ownProfile: 'About you',
   signature: 'Signature (Markdown, added under your replies)',
   available: 'Available: round-robin assignment gives me new tickets',
+  languageOfBrowser: 'The browser’s language',
   profileSaved: 'Your profile is saved.',
   signInTitle: 'Sign in',
   email: 'Email',

@@ -3,6 +3,8 @@ import { en, type Strings } from './en.js';
 
 export const LOCALES = { en, de } as const;
 export type Locale = keyof typeof LOCALES;
+/** Each language by its own name, as the pickers offer it. */
+export const LANGUAGE_NAMES: Record<Locale, string> = { en: 'English', de: 'Deutsch' };
 export type { Strings };
 
 export const isLocale = (l: unknown): l is Locale => typeof l === 'string' && l in LOCALES;

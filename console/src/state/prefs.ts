@@ -44,7 +44,8 @@ export function createPrefs() {
       theme.value = next;
       write('theme', next === 'auto' ? null : next);
     },
-    setLocale(next: Locale) {
+    /** `null`: none chosen in this browser, the agent's own language (their profile) applies. */
+    setLocale(next: Locale | null) {
       chosenLocale.value = next;
       write('locale', next);
     },
