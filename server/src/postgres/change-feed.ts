@@ -2,12 +2,21 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type postgres from 'postgres';
 import { arrivedAt } from '../store/request-arrival.js';
+import { silentError } from './answer-watchdog.js';
 import { CoalescedReads } from './coalesced-reads.js';
 import type { Database, Sql } from './database.js';
 
 /** The channel on which every write to a ticket's row tells the instances (`mode id version`). */
 const CHANNEL = 'ticketing_tickets';
 const RELISTEN_MS = 500;
+/**
+ * What is sent on the feed's connection (LISTEN, the barriers' SELECT 1, the key throttle's one-row
+ * read) answers in milliseconds: unanswered this long, the connection is deaf (a silent network) and
+ * is destroyed, which ends the epoch (nothing held is trusted) and LISTENs again on a new one.
+ */
+const ANSWER_MS = 2000;
+/** A connection that only listens hears nothing of a silent network: it is asked something this often when idle. */
+const PING_EVERY_MS = 5000;
 
 /** What the feed had heard at one moment: compare it with the feed's later to know whether anything came between. */
 export interface Heard {
@@ -45,6 +54,15 @@ export class ChangeFeed {
   }, 1);
 
   private readonly conn: Sql;
+  /** Destroys the connection the last statement was sent on (the driver's hook, patches/postgres@3.4.9.patch). */
+  private destroy: ((err: Error) => void) | undefined;
+  private lastSentAt = performance.now();
+  /**
+   * Since a statement went unanswered, until LISTEN holds on a new connection: a read fails at once
+   * (503) instead of waiting behind a connection that cannot come, as the database's gate does.
+   */
+  private deaf = false;
+  private readonly pinging: NodeJS.Timeout;
 
   private constructor(
     db: Database,
@@ -55,7 +73,28 @@ export class ChangeFeed {
         if (channel === CHANNEL) this.notified(payload);
       },
       onclose: () => this.lost(),
+      onsent: (destroy) => (this.destroy = destroy),
     });
+    this.pinging = setInterval(() => {
+      if (this.listening && performance.now() - this.lastSentAt >= PING_EVERY_MS)
+        this.read((sql) => sql`SELECT 1`).catch(() => {});
+    }, PING_EVERY_MS / 5).unref();
+  }
+
+  /** The answer to a statement sent on the feed's connection, or its connection destroyed when none comes. */
+  private answered<T>(answer: Promise<T>): Promise<T> {
+    this.lastSentAt = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, fail) => {
+      timer = setTimeout(() => {
+        const err = silentError(`the change feed's connection did not answer within ${ANSWER_MS} ms`);
+        this.deaf = true;
+        this.destroy?.(err);
+        fail(err);
+      }, ANSWER_MS);
+    });
+    answer.catch(() => {});
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   /** Opens the feed; `heard` is told of every change to a ticket's row, this instance's own included. */
@@ -93,9 +132,10 @@ export class ChangeFeed {
   private async listenLoop() {
     while (!this.closed) {
       try {
-        await this.conn.unsafe(`LISTEN ${CHANNEL}`);
+        await this.answered(this.conn.unsafe(`LISTEN ${CHANNEL}`));
         this.epoch++;
         this.listening = true;
+        this.deaf = false;
         return;
       } catch {
         if (this.closed) return;
@@ -124,9 +164,10 @@ export class ChangeFeed {
    * every change committed before it was sent has been heard.
    */
   async read<T extends readonly postgres.MaybeRow[]>(make: (sql: Sql) => postgres.PendingQuery<T>): Promise<T> {
+    if (this.deaf) throw silentError("the change feed's connection went silent; it is connecting again");
     const sentAt = performance.now();
     const epoch = this.listening ? this.epoch : 0;
-    const rows = await make(this.conn);
+    const rows = await this.answered(make(this.conn));
     if (epoch !== 0 && this.listening && epoch === this.epoch && sentAt > this.barrierSentAt)
       this.barrierSentAt = sentAt;
     return rows;
@@ -152,6 +193,7 @@ export class ChangeFeed {
 
   async close() {
     this.closed = true;
+    clearInterval(this.pinging);
     await this.conn.end({ timeout: 1 });
   }
 }

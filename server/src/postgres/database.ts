@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import postgres from 'postgres';
 import type { DatabaseConfig } from '../config/config.js';
 import { StartupError } from '../store/startup-error.js';
-import { DATABASE_GONE, unavailableStore } from '../store/unavailable.js';
+import { DATABASE_GONE, DATABASE_SILENT, unavailableStore } from '../store/unavailable.js';
 import { currentUnit, insideUnit, type Unit, type UnitOfWork } from '../store/unit-of-work.js';
+import { AnswerWatchdog, silentError, WAIT_MS } from './answer-watchdog.js';
 
 export type Sql = postgres.Sql;
 
@@ -35,6 +36,15 @@ const CONNECT_TIMEOUT_S = 2;
 const BACKOFF = () => 0.2 + Math.random() * 0.3;
 /** While the database may be gone, how often one probe asks whether it is back. */
 const PROBE_EVERY_MS = 500;
+/** A probe that gets no answer in this long failed (a silent network), and its connection is replaced. */
+const PROBE_ANSWER_MS = 2000;
+/**
+ * TCP keepalive on every connection after this many seconds of quiet (the driver's default is 60):
+ * the kernel then notices a peer that is gone for good (a NAT that forgot the flow) even on an idle
+ * connection, and a middlebox that drops idle flows sees traffic. A network that is only silent is
+ * caught sooner by the watchdog (postgres/answer-watchdog.ts).
+ */
+const KEEPALIVE_S = 10;
 
 const REASONS: Record<string, string> = {
   ECONNREFUSED: 'nothing listens at that address (connection refused)',
@@ -84,11 +94,17 @@ export class Database {
    */
   readonly sql: Sql;
 
+  /** The reservations waiting for a connection: given up at once when the network is found silent. */
+  private readonly reserving = new Set<(err: Error) => void>();
+  /** The watchdog's own connection for asking which backends run a statement (replaced when it goes silent). */
+  private asker: Sql | undefined;
+
   private constructor(
     private readonly pool: Sql,
     readonly url: string,
     private readonly config: DatabaseConfig,
     private readonly logger: Logger | undefined,
+    private readonly watchdog: AnswerWatchdog,
   ) {
     this.sql = new Proxy(pool, {
       apply: (target, self, args: unknown[]) => {
@@ -110,6 +126,11 @@ export class Database {
     options: { waiting?: (line: string) => void; applicationName?: string; logger?: Logger } = {},
   ): Promise<Database> {
     const where = redactedUrl(config.url);
+    let db: Database | undefined;
+    const watchdog = new AnswerWatchdog(
+      (pids) => (db ? db.running(pids) : Promise.reject(silentError('not connected yet'))),
+      (err) => db?.silent(err),
+    );
     let sql: Sql;
     try {
       sql = postgres(config.url, {
@@ -117,7 +138,10 @@ export class Database {
         ssl: tlsOption(config),
         connect_timeout: CONNECT_TIMEOUT_S,
         backoff: BACKOFF,
+        keep_alive: KEEPALIVE_S,
         idle_timeout: 60,
+        // Not in the driver's types: the hooks patches/postgres@3.4.9.patch adds.
+        ...(watchdog.hooks as object),
         onnotice: () => {},
         connection: {
           application_name: options.applicationName ?? 'ticketing',
@@ -136,7 +160,7 @@ export class Database {
     for (let attempt = 1; ; attempt++) {
       try {
         await sql`select 1`;
-        const db = new Database(sql, config.url, config, options.logger);
+        db = new Database(sql, config.url, config, options.logger, watchdog);
         // A user that may not write a WAL message keeps every commit waiting for the disk.
         db.flushable = await flushed(sql).then(
           () => true,
@@ -145,6 +169,7 @@ export class Database {
         return db;
       } catch (err) {
         if (!transient(err) || Date.now() >= deadline) {
+          watchdog.close();
           await sql.end({ timeout: 0 }).catch(() => {});
           throw new StartupError(
             `Could not start: the database at ${where} cannot be used: ${connectionFailure(err)}.`,
@@ -169,6 +194,7 @@ export class Database {
       ssl: tlsOption(this.config),
       connect_timeout: CONNECT_TIMEOUT_S,
       backoff: BACKOFF,
+      keep_alive: KEEPALIVE_S,
       onnotice: () => {},
       connection: { application_name: applicationName },
     });
@@ -181,18 +207,27 @@ export class Database {
    */
   own(
     applicationName: string,
-    events: { onnotify: (channel: string, payload: string) => void; onclose: () => void },
+    events: {
+      onnotify: (channel: string, payload: string) => void;
+      onclose: () => void;
+      /** Told, with each statement sent, what destroys the connection it was sent on. */
+      onsent: (destroy: (err: Error) => void) => void;
+    },
   ): Sql {
     return postgres(this.url, {
       max: 1,
       ssl: tlsOption(this.config),
       connect_timeout: CONNECT_TIMEOUT_S,
       backoff: BACKOFF,
+      keep_alive: KEEPALIVE_S,
       max_lifetime: null,
       onnotice: () => {},
       connection: { application_name: applicationName },
-      // Not in the driver's types, but what its own listen() passes (src/index.js).
-      ...({ onnotify: events.onnotify } as object),
+      // Not in the driver's types: what its own listen() passes (src/index.js), and the patch's hook.
+      ...({
+        onnotify: events.onnotify,
+        onsent: (_: unknown, destroy: (err: Error) => void) => events.onsent(destroy),
+      } as object),
       onclose: events.onclose,
     });
   }
@@ -217,7 +252,7 @@ export class Database {
    * nobody waits for (later() below), so it travels with the first one that is sent.
    */
   private tx(unit: Unit): Promise<Tx> {
-    unit.tx ??= this.pool.reserve().then((conn) => ({ conn, queued: [(c) => c`begin`], sent: [] }) as Tx);
+    unit.tx ??= this.reserveWithin(WAIT_MS).then((conn) => ({ conn, queued: [(c) => c`begin`], sent: [] }) as Tx);
     return unit.tx as Promise<Tx>;
   }
 
@@ -288,14 +323,19 @@ export class Database {
   private failed(err: unknown) {
     if (this.closing || this.watching || !transient(err)) return;
     // A connection of its own: a pooled one may be another that the same admin or restart ended.
-    const probe = this.single('ticketing-probe');
+    let probe = this.single('ticketing-probe');
     this.watching = (async () => {
       for (let failures = 0; ;) {
         try {
-          await probe`SELECT 1`;
+          await answeredWithin(probe`SELECT 1`, PROBE_ANSWER_MS);
           break;
         } catch (probeErr) {
           if (this.closing) return;
+          if ((probeErr as { code?: string }).code === DATABASE_SILENT) {
+            // Its connection may be black-holed for good: the next probe connects anew.
+            void probe.end({ timeout: 0 }).catch(() => {});
+            probe = this.single('ticketing-probe');
+          }
           // Two in a row: a single one may have met a session ended with those that failed.
           if (++failures >= 2 && this.goneSince === undefined) {
             this.goneSince = Date.now();
@@ -369,8 +409,61 @@ export class Database {
     return unlisten;
   }
 
+  /**
+   * A reservation (a unit's connection) that does not come within `ms` fails (503 `unavailable`): the
+   * pool's connections are all stuck or cannot connect. So does every one waiting when the network
+   * is found silent. One that comes later is released unused.
+   */
+  private reserveWithin(ms: number): Promise<postgres.ReservedSql> {
+    const reserving = this.pool.reserve();
+    let timer: NodeJS.Timeout | undefined;
+    let giveUp!: (err: Error) => void;
+    const late = new Promise<never>((_, fail) => {
+      giveUp = (err) => {
+        fail(err);
+        reserving.then(
+          (conn) => conn.release(),
+          () => {},
+        );
+      };
+      timer = setTimeout(() => giveUp(silentError(`no connection within ${ms} ms`)), ms);
+    });
+    this.reserving.add(giveUp);
+    return Promise.race([reserving, late]).finally(() => {
+      clearTimeout(timer);
+      this.reserving.delete(giveUp);
+    });
+  }
+
+  /** Which of these backends are running a statement now, asked on the watchdog's connection. */
+  private async running(pids: number[]): Promise<Set<number>> {
+    this.asker ??= this.single('ticketing-watchdog');
+    const rows = await this.asker<{ pid: number }[]>`
+      SELECT pid FROM pg_stat_activity WHERE pid = ANY(${pids}::int[]) AND state IN ('active', 'fastpath function call')`;
+    return new Set(rows.map((r) => r.pid));
+  }
+
+  /**
+   * The watchdog could not ask the database within its bound while statements went unanswered: the
+   * network is silent. The database is taken for gone at once (requests answer 503 without waiting
+   * for a statement's bound each) until a probe answers, which logs the return.
+   */
+  private silent(err: Error) {
+    if (this.asker) void this.asker.end({ timeout: 0 }).catch(() => {});
+    this.asker = undefined;
+    if (this.closing) return;
+    for (const giveUp of [...this.reserving]) giveUp(err);
+    if (this.goneSince === undefined) {
+      this.goneSince = Date.now();
+      this.logger?.error({ reason: err.message }, 'database unreachable');
+    }
+    this.failed(err);
+  }
+
   close() {
     this.closing = true;
+    this.watchdog.close();
+    if (this.asker) void this.asker.end({ timeout: 0 }).catch(() => {});
     return this.pool.end({ timeout: 5 });
   }
 }
@@ -400,6 +493,16 @@ function sent<T extends readonly postgres.MaybeRow[]>(query: postgres.PendingQue
   const answer = query.execute();
   answer.catch(() => {});
   return answer;
+}
+
+/** A statement's answer, or a DATABASE_SILENT failure when none comes within `ms`. */
+function answeredWithin<T>(answer: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(silentError(`no answer within ${ms} ms`)), ms);
+  });
+  answer.catch(() => {});
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
 }
 
 /** What q() and probe() throw while the database is known to be gone (store/unavailable.ts: a 503). */

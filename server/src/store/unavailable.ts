@@ -7,12 +7,15 @@ const DISK = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EIO', 'EM
 /** The code of what a Database throws at once while it knows its database is gone. */
 export const DATABASE_GONE = 'DATABASE_UNREACHABLE';
 
+/** The code of a statement a watchdog gave up on: no answer came (a silent network, postgres/answer-watchdog.ts). */
+export const DATABASE_SILENT = 'DATABASE_SILENT';
+
 /** Whether `err` is that: no statement was tried, none is waited for. */
 export const databaseKnownGone = (err: unknown) => (err as { code?: unknown } | null)?.code === DATABASE_GONE;
 
 /**
  * The database cannot be reached: the network (Node's codes), the driver's own (a connection closed,
- * ended or timed out), or PostgreSQL's (class 08, a server shutting down or starting up, an admin or a
+ * ended or timed out, or no answer came), or PostgreSQL's (class 08, a server shutting down or starting up, an admin or a
  * pooler ending the session, no free connection), and DATABASE_GONE.
  */
 const DATABASE = new Set([
@@ -29,6 +32,7 @@ const DATABASE = new Set([
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
   DATABASE_GONE,
+  DATABASE_SILENT,
   '08000',
   '08001',
   '08003',
