@@ -192,6 +192,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<R
     print(`support console: ${consoleUrl}`, { console_url: consoleUrl });
     // The line every harness waits for (API.md); as JSON its msg reads the same, and `url` carries the address.
     print(`listening on ${url}`, { url, console_url: consoleUrl });
+    stores.listening?.();
     const close = closer({
       directory,
       server,

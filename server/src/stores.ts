@@ -51,6 +51,8 @@ export interface Stores {
   location: string;
   /** Lets go of what the stores hold, after the ticket stores are closed. */
   close(): Promise<void>;
+  /** Work started once the port is open, in the background (PostgreSQL: the vacuum after a migration). */
+  listening?: () => void;
 }
 
 /** The stores of one data directory. */

@@ -14,6 +14,7 @@ import { PgAuditLog, PgLog } from './pg-log.js';
 import { PgSessionStore } from './pg-session-store.js';
 import { PgRateLimiter } from './pg-rate-limiter.js';
 import { PgTicketStore } from './pg-ticket-store.js';
+import { VacuumAfterMigration } from './vacuum-after-migration.js';
 
 /**
  * Every store in one PostgreSQL database (TICKETING_DATABASE_URL): connects (waiting while the
@@ -29,7 +30,7 @@ export async function openPostgresStores(
   const db = await Database.connect(config, { waiting: print, logger });
   let feed: ChangeFeed | undefined;
   try {
-    const { from, to } = await migrate(db.sql);
+    const { from, to, vacuumDue } = await migrate(db.sql);
     if (from !== to) logger.info({ from, to }, 'database schema migrated');
     await PgTicketStore.refreshRows(db); // rows of schema version 1 (nothing to do once done: a partial index finds none)
     const configStore = await PgConfigStore.open(db, logger);
@@ -41,6 +42,7 @@ export async function openPostgresStores(
     const live = (tickets.live = new PgTicketStore(db, 'live', feed));
     const test = (tickets.test = new PgTicketStore(db, 'test', feed));
     const opened = feed;
+    const vacuum = new VacuumAfterMigration(db, vacuumDue, logger);
     const liveBus = await PgLiveBus.open(db, (mode, id, updatedAt) =>
       (mode === 'live' ? live : test).changed(id, updatedAt),
     );
@@ -61,7 +63,9 @@ export async function openPostgresStores(
       liveBus,
       probe: () => db.probe(),
       location: redactedUrl(config.url),
+      listening: () => vacuum.start(),
       async close() {
+        await vacuum.close();
         await leadership.close();
         await configStore.close();
         await opened.close();
