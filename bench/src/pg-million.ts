@@ -6,8 +6,11 @@ import { startPostgres, type PostgresServer } from './postgres-server.js';
 import { seedPostgres } from './pg-seed.js';
 import { ROOT } from './servers.js';
 
-/** Where the seeded million is kept between runs (a new seed shape gets a new name). */
-const PG_MILLION_DIR = join(tmpdir(), 'ticketing-bench-pg-1000000-v1');
+/**
+ * Where the seeded million is kept between runs (a new seed shape gets a new name). BENCH_PG_MILLION_DIR
+ * points a run at another copy of it (a run may migrate the schema of the cluster it is given).
+ */
+const PG_MILLION_DIR = process.env.BENCH_PG_MILLION_DIR ?? join(tmpdir(), 'ticketing-bench-pg-1000000-v1');
 
 /**
  * The kept PostgreSQL cluster with `count` seeded tickets, started; seeded first (minutes) when it is

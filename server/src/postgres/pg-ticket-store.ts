@@ -98,6 +98,21 @@ interface ReportStatuses {
   closed: string[];
 }
 
+/** The row of PgTicketStore.viewCountsOf: the inbox views' kept numbers, and what they are made of. */
+interface ViewCountsRow {
+  waiting: number;
+  unassigned: number;
+  mine: number;
+  mentions: number;
+  overdue_before: number;
+  /** ticket_view_counts' rows summed (folded when many: compactViewCounts). */
+  rows: number;
+  snoozed: number;
+  snoozed_waiting: number;
+  overdue_today: number;
+  soon: number;
+}
+
 /** A ticket as read or written here, with its row's version then (xmin: every change writes a new one). */
 interface Cached {
   ticket: StoredTicket;
@@ -187,6 +202,11 @@ export class PgTicketStore implements TicketStore, FileStore {
    */
   private readonly cache = new Map<string, Cached>();
   private readonly checked = new CoalescedReads((ids: string[]) => this.current(ids));
+  /**
+   * The tickets per status as last read (ticket_counts): the statuses the open views' rows are chosen
+   * by, checked by each list in its own snapshot (list).
+   */
+  private statusesSeen: Record<string, number> | undefined;
   /** A fold of ticket_view_counts is under way from here. */
   private compacting = false;
   /** The rows the last fold left: the next is due COMPACT_AT rows later (the sums' own rows stay). */
@@ -758,11 +778,31 @@ export class PgTicketStore implements TicketStore, FileStore {
     }
   }
 
+  /**
+   * A page and its total. When the total is kept (a view, a status, nothing else: see keptPage), one
+   * statement answers: the page, the tickets per status and the view's kept number, in one snapshot.
+   * Any other filter counts its rows beside the page.
+   */
   async list(filter: ListFilter, limit: number, offset: number, context = NEWEST): Promise<ListPage> {
-    // The tickets per status are read once a request: for the open views' condition and for the total.
-    let statuses: Promise<Record<string, number>> | undefined;
-    const perStatus = () => (statuses ??= this.perStatus());
-    const open = opensView(filter) ? notClosedOf(await perStatus(), context.closed) : undefined;
+    const { status: _status, view: _view, ...rest } = filter;
+    if (Object.values(rest).some((v) => v !== undefined)) return this.countedPage(filter, limit, offset, context);
+    if (!opensView(filter)) return (await this.keptPage(filter, limit, offset, context, undefined)).page;
+    // The views of open tickets find their rows by the statuses not closed, as last seen (statusesSeen):
+    // the statement reads the statuses again in its snapshot, and if one holding tickets was not among
+    // those the rows were chosen by (its first ticket since), it runs again with it. Statuses named that
+    // hold no ticket match no row and add nothing to the kept numbers.
+    let open = notClosedOf(this.statusesSeen ?? (await this.perStatus()), context.closed);
+    for (;;) {
+      const { page, statuses } = await this.keptPage(filter, limit, offset, context, open);
+      const missed = notClosedOf(statuses, context.closed).filter((s) => !open.includes(s));
+      if (!missed.length) return page;
+      open = [...open, ...missed];
+    }
+  }
+
+  /** A page whose total counts its rows (a filter beyond a view and a status). */
+  private async countedPage(filter: ListFilter, limit: number, offset: number, context: ListContext) {
+    const open = await this.openStatuses(filter, context);
     const sql = await this.db.q();
     const [rows, total] = await Promise.all([
       limit > 0
@@ -770,39 +810,51 @@ export class PgTicketStore implements TicketStore, FileStore {
             SELECT item FROM tickets WHERE ${this.where(sql, filter, context, open)}
             ORDER BY ${this.orderBy(sql, context.sort)} LIMIT ${limit} OFFSET ${offset}`
         : Promise.resolve([]),
-      this.total(filter, context, perStatus, open),
+      this.count(filter, context),
     ]);
     return { items: rows.map((r) => r.item), total };
   }
 
   /**
-   * A list's total without counting its rows when the filter asks for nothing but a view (and a
-   * status): the status, all, open and closed views' from the tickets per status (ticket_counts: the
-   * big totals, every closed ticket of years), the inbox views' from their kept numbers (viewCounts).
-   * Any other filter counts its rows.
+   * The page of a view (and a status) in one statement, one round trip (issue 32: needs_reply at a
+   * million tickets took three statements, two round trips, and each costs both processes more than
+   * the rows): the tickets per status (ticket_counts), which make the total of the status, all, open
+   * and closed views; for an inbox view its kept number (viewCountsOf); and the page, joined to them
+   * so an empty page still answers. `open` are the statuses the open views' rows are chosen by.
    */
-  private async total(
+  private async keptPage(
     filter: ListFilter,
+    limit: number,
+    offset: number,
     context: ListContext,
-    perStatus: () => Promise<Record<string, number>>,
     open: string[] | undefined,
-  ): Promise<number> {
-    const { status, view, ...rest } = filter;
-    if (Object.values(rest).some((v) => v !== undefined)) return this.count(filter, context);
-    if (view === undefined || view === 'all' || view === 'open' || view === 'closed') {
-      const closed = new Set(context.closed);
-      let total = 0;
-      for (const [s, n] of Object.entries(await perStatus())) {
-        if (status !== undefined && s !== status) continue;
-        if ((view === 'open' && closed.has(s)) || (view === 'closed' && !closed.has(s))) continue;
-        total += n;
-      }
-      return total;
+  ): Promise<{ page: ListPage; statuses: Record<string, number> }> {
+    const { status, view } = filter;
+    // An inbox view (open's views but open itself) totals its kept number; the others their statuses'.
+    const inbox = view === 'open' || view === 'all' || view === 'closed' ? undefined : view;
+    const of = open && (status === undefined ? open : open.filter((s) => s === status));
+    const sql = await this.db.q();
+    const order = this.orderBy(sql, context.sort);
+    // One row: the page's list views as one array (in the page's order), beside the numbers.
+    const [row] = await sql<({ statuses: Record<string, number>; items: TicketListItem[] } & ViewCountsRow)[]>`
+      SELECT k.statuses, ${inbox ? sql`c.*,` : sql``} p.items FROM
+        (SELECT coalesce(jsonb_object_agg(status, n), '{}') AS statuses
+          FROM ticket_counts WHERE mode = ${this.mode} AND n > 0) k
+        ${inbox ? sql`CROSS JOIN ${this.viewCountsOf(sql, context, of!, inbox === 'overdue' || inbox === 'due_soon')} c` : sql``}
+        CROSS JOIN (SELECT coalesce(json_agg(item ORDER BY ${order}), '[]') AS items FROM
+          (SELECT item, id, created_at, last_activity_at, due_at, priority_rank FROM tickets
+            WHERE ${this.where(sql, filter, context, open)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) q) p`;
+    const { statuses, items } = row!;
+    this.statusesSeen = statuses;
+    if (inbox) return { page: { items, total: this.viewsOf(row!, context)[inbox] }, statuses };
+    const closed = new Set(context.closed);
+    let total = 0;
+    for (const [s, n] of Object.entries(statuses)) {
+      if (status !== undefined && s !== status) continue;
+      if ((view === 'open' && closed.has(s)) || (view === 'closed' && !closed.has(s))) continue;
+      total += n;
     }
-    // An inbox view is of open tickets: of one status, only if that status is open.
-    const of = status === undefined ? open! : open!.filter((s) => s === status);
-    const v = await this.viewCounts(context, of, view === 'overdue' || view === 'due_soon');
-    return v[view];
+    return { page: { items, total }, statuses };
   }
 
   /** The tickets of each status this mode holds, as the writing transactions left them (migration 7's trigger). */
@@ -810,7 +862,7 @@ export class PgTicketStore implements TicketStore, FileStore {
     const sql = await this.db.q();
     const rows = await sql<{ status: string; n: number }[]>`
       SELECT status, n::int AS n FROM ticket_counts WHERE mode = ${this.mode} AND n > 0`;
-    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    return (this.statusesSeen = Object.fromEntries(rows.map((r) => [r.status, r.n])));
   }
 
   async count(filter: ListFilter, context = NEWEST): Promise<number> {
@@ -822,38 +874,18 @@ export class PgTicketStore implements TicketStore, FileStore {
   }
 
   /**
-   * The inbox views' numbers over the tickets of `statuses`, in one statement (one snapshot), from
-   * the numbers the writing transactions keep (schema 12's ticket_view_counts: a few hundred rows, not
-   * a pass over every open ticket). What moves with time is counted from rows, few of them: the
+   * The inbox views' numbers over the tickets of `statuses`, as one row of a statement (one snapshot),
+   * from the numbers the writing transactions keep (schema 12's ticket_view_counts: a few hundred rows,
+   * not a pass over every open ticket). What moves with time is counted from rows, few of them: the
    * tickets whose snooze has not ended (tickets_snoozed), and, when `due`, the deadlines from today's
-   * (UTC) start to `soon` (tickets_due_status); the days before today's are summed.
+   * (UTC) start to `soon` (tickets_due_status); the days before today's are summed. viewsOf reads the row.
    */
-  private async viewCounts(
-    context: ListContext,
-    statuses: string[],
-    due: boolean,
-  ): Promise<
-    Pick<Counts['views'], 'needs_reply' | 'snoozed' | 'unassigned' | 'mine' | 'mentions' | 'overdue' | 'due_soon'>
-  > {
-    const sql = await this.db.q();
+  private viewCountsOf(sql: Sql, context: ListContext, statuses: string[], due: boolean) {
     const me = context.me ?? null;
     // Deadlines are UTC ISO strings: those of days before today's (UTC) have passed.
     const today = context.now.slice(0, 10);
-    const [r] = await sql<
-      {
-        waiting: number;
-        unassigned: number;
-        mine: number;
-        mentions: number;
-        overdue_before: number;
-        rows: number;
-        snoozed: number;
-        snoozed_waiting: number;
-        overdue_today: number;
-        soon: number;
-      }[]
-    >`
-      SELECT v.*, s.*, d.* FROM
+    return sql`
+      (SELECT v.*, s.*, d.* FROM
         (SELECT coalesce(sum(n) FILTER (WHERE waiting), 0)::int AS waiting,
             coalesce(sum(n) FILTER (WHERE waiting IS NOT NULL AND agent_id IS NULL), 0)::int AS unassigned,
             coalesce(sum(n) FILTER (WHERE waiting IS NOT NULL AND agent_id = ${me}), 0)::int AS mine,
@@ -871,9 +903,15 @@ export class PgTicketStore implements TicketStore, FileStore {
                 FROM tickets WHERE mode = ${this.mode} AND due_at >= ${today} AND due_at < ${context.soon}
                   AND status = ANY(${statuses}::text[])) d`
             : sql`(SELECT 0 AS overdue_today, 0 AS soon) d`
-        }`;
-    const v = r!;
-    if (v.rows > this.folded + COMPACT_AT) void this.compactViewCounts(today);
+        })`;
+  }
+
+  /** The inbox views' numbers from a row of viewCountsOf; its rows to fold, when many, are folded after. */
+  private viewsOf(
+    v: ViewCountsRow,
+    context: ListContext,
+  ): Pick<Counts['views'], 'needs_reply' | 'snoozed' | 'unassigned' | 'mine' | 'mentions' | 'overdue' | 'due_soon'> {
+    if (v.rows > this.folded + COMPACT_AT) void this.compactViewCounts(context.now.slice(0, 10));
     return {
       needs_reply: v.waiting - v.snoozed_waiting,
       snoozed: v.snoozed,
@@ -929,7 +967,10 @@ export class PgTicketStore implements TicketStore, FileStore {
       if (closed.has(status)) views.closed += n;
       else views.open += n;
     }
-    Object.assign(views, await this.viewCounts(context, notClosedOf(statuses, context.closed), true));
+    const sql = await this.db.q();
+    const [row] = await sql<ViewCountsRow[]>`
+      SELECT * FROM ${this.viewCountsOf(sql, context, notClosedOf(statuses, context.closed), true)} c`;
+    Object.assign(views, this.viewsOf(row!, context));
     return { views, statuses };
   }
 
