@@ -5,23 +5,26 @@ import { makeAgent, refusals, SHOTS, startStack, type Stack, type TestAgent } fr
 
 // Issue 30 walked as a team's first day (an admin and two agents with role `agent`, 1280×800 and a
 // phone's 390×844, English and German): what looked wrong on the screenshots, each checked by where
-// things land on the page. Every walk here is an agent's and gets no answer of 400 or more.
+// things land on the page. Every walk of an agent with role `agent` gets no answer of 400 or more.
 
 let stack: Stack;
 let grace: TestAgent;
+let ada: TestAgent;
 let ticketId: string;
 
 beforeAll(async () => {
   stack = await startStack();
   grace = await makeAgent(stack, { name: 'Grace Hopper', role: 'agent' });
+  ada = await makeAgent(stack, { name: 'Ada Lovelace', role: 'admin' });
   await makeAgent(stack, { name: 'Katherine Johnson', role: 'agent' });
   for (const subject of ['Where is my parcel', 'Broken kettle lid', 'Size exchange'])
     ticketId = (await createTicket(stack.api, { subject, name: 'Mia Customer' })).id;
 });
 afterAll(() => stack?.close());
 
-/** Grace signed in, in a browser of that size and language, at `path`. */
-async function signedIn(width: number, lang: 'en' | 'de', path = '/console/') {
+/** Grace (or `who`) signed in, in a browser of that size and language, at `path`. */
+async function signedIn(width: number, lang: 'en' | 'de', path = '/console/', who?: TestAgent) {
+  const agent = who ?? grace;
   const context = await stack.browser.newContext({
     viewport: { width, height: width > 600 ? 800 : 844 },
     locale: lang === 'de' ? 'de-DE' : 'en-US',
@@ -32,8 +35,8 @@ async function signedIn(width: number, lang: 'en' | 'de', path = '/console/') {
   await page.goto(`${stack.api.url}/console/`);
   await page.locator('input[type=email]').waitFor();
   const refused = refusals(page);
-  await page.locator('input[type=email]').fill(grace.email);
-  await page.locator('input[type=password]').fill(grace.password);
+  await page.locator('input[type=email]').fill(agent.email);
+  await page.locator('input[type=password]').fill(agent.password);
   await page.locator('form button[type=submit]').first().click();
   await page.locator('header.top').waitFor();
   if (path !== '/console/') await page.goto(`${stack.api.url}${path}`);
@@ -124,6 +127,38 @@ describe('a team’s first day, as it looks', () => {
     await expect.poll(() => rows.allTextContents()).toEqual(['Broken kettle lid']);
     expect(new URL(page.url()).pathname).toMatch(/^\/console\/tickets\/tkt_/);
     expect(await page.getByRole('heading', { name: opened!, level: 1 }).isVisible()).toBe(true);
+    expect(refused).toEqual([]);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('the settings fit a phone’s width in German (no page wider than the screen), for the admin', async () => {
+    const { page, refused, errors, close } = await signedIn(390, 'de', '/console/settings/form', ada);
+    // A category's row and the German save bar ("Kategorien speichern", "Änderungen verwerfen", …).
+    await page.getByRole('button', { name: 'Kategorie hinzufügen' }).click();
+    await page.getByRole('button', { name: 'Kategorien speichern' }).waitFor();
+    const wider = () => page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+    expect(await wider()).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `${SHOTS}settings-form-390-de.png`, fullPage: true });
+    // Screens with a table (the SLA's, the audit log's, the rate limits') or long German labels.
+    for (const [section, heading] of [
+      ['sla', 'SLA und Geschäftszeiten'],
+      ['assignment', 'Zuweisung und Antwortstatus'],
+      ['antispam', 'Spamschutz'],
+      ['audit', 'Protokoll'],
+    ]) {
+      const leave = (d: { accept(): Promise<void> }) => void d.accept();
+      page.once('dialog', leave);
+      await page
+        .getByRole('navigation', { name: 'Bereiche der Einstellungen' })
+        .getByRole('link', { name: heading })
+        .click();
+      page.off('dialog', leave);
+      await page.waitForURL(`**/console/settings/${section}`);
+      await page.locator('.settings-main h1').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(await wider(), section).toBeLessThanOrEqual(0);
+    }
     expect(refused).toEqual([]);
     expect(errors).toEqual([]);
     await close();

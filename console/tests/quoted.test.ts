@@ -55,4 +55,63 @@ describe('the quoted part of a mail in the console', () => {
     expect(errors).toEqual([]);
     await close();
   });
+
+  it('shows an agent (role agent) a reply by mail from Outlook on the web: quote collapsed, original mail downloadable as sent', async () => {
+    const worker = await makeAgent(stack, { role: 'agent' });
+    const created = await deliver(stack.api, stack.mailPort!, {
+      from: 'Noor <noor@example.com>',
+      to: SUPPORT,
+      subject: 'Kettle lid',
+      text: 'The lid of my kettle is cracked.',
+    });
+    expect(created.kind).toBe('created');
+    const id = (created as { ticket: string }).ticket;
+    // Outlook on the web answers in HTML only, its quoted history after divRplyFwdMsg (German labels),
+    // In-Reply-To naming our own mail about the ticket.
+    const answer = 'Ja, die Bestellnummer ist 4711.';
+    const html = `<div class="elementToProof">${answer}</div><div id="appendonsend"></div><hr style="display:inline-block;width:98%"><div id="divRplyFwdMsg" dir="ltr"><font face="Calibri, sans-serif" style="font-size:11pt" color="#000000"><b>Von:</b> Shop Support &lt;${SUPPORT}&gt;<br><b>Gesendet:</b> Montag, 23. November 2026 11:00<br><b>An:</b> Noor &lt;noor@example.com&gt;<br><b>Betreff:</b> Kettle lid</font><div>&nbsp;</div></div><div>${QUESTION}</div>`;
+    const raw = Buffer.from(
+      [
+        'From: Noor <noor@example.com>',
+        `To: ${SUPPORT}`,
+        'Subject: AW: Kettle lid',
+        `In-Reply-To: <${id}.owa1@shop.example>`,
+        'MIME-Version: 1.0',
+        'Content-Type: text/html; charset=utf-8',
+        'Content-Transfer-Encoding: 8bit',
+        '',
+        html,
+        '',
+      ].join('\r\n'),
+    );
+    const replied = await deliver(stack.api, stack.mailPort!, { raw, from: 'noor@example.com', to: [SUPPORT] });
+    expect(replied).toMatchObject({ kind: 'replied', ticket: id, unverified: true });
+
+    const { page, errors, close } = await openConsole(stack);
+    await signIn(page, worker);
+    await page.getByText(/Sign out/).waitFor();
+    await page.goto(`${stack.api.url}/console/tickets/${id}`);
+    // Threaded by In-Reply-To alone (no signed Reply-To, no DKIM) it shows as from an unverified sender.
+    const message = page.locator('.msg').filter({ hasText: answer });
+    await message.waitFor();
+    expect(await message.locator(':scope > .plain').innerText()).toBe(answer);
+    const quoted = message.locator('details.quoted');
+    expect(await quoted.getAttribute('open')).toBeNull();
+    await quoted.getByText('Show quoted text').click();
+    const quote = quoted.locator('.plain');
+    await quote.waitFor({ state: 'visible' });
+    expect(await quote.innerText()).toContain('Gesendet:');
+    expect(await quote.innerText()).toContain(QUESTION);
+    // The original mail downloads as it was sent, byte for byte, with the agent's session.
+    const link = message.getByRole('link', { name: 'Download original-mail.eml' });
+    const href = await link.getAttribute('href');
+    const downloaded = await page.evaluate(async (url) => {
+      const res = await fetch(url!);
+      return { status: res.status, bytes: [...new Uint8Array(await res.arrayBuffer())] };
+    }, href);
+    expect(downloaded.status).toBe(200);
+    expect(Buffer.from(downloaded.bytes).equals(raw)).toBe(true);
+    expect(errors).toEqual([]);
+    await close();
+  });
 });
