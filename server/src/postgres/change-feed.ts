@@ -2,7 +2,6 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type postgres from 'postgres';
 import { arrivedAt } from '../store/request-arrival.js';
-import { silentError } from './answer-watchdog.js';
 import { CoalescedReads } from './coalesced-reads.js';
 import type { Database, Sql } from './database.js';
 
@@ -10,12 +9,11 @@ import type { Database, Sql } from './database.js';
 const CHANNEL = 'ticketing_tickets';
 const RELISTEN_MS = 500;
 /**
- * What is sent on the feed's connection (LISTEN, the barriers' SELECT 1, the key throttle's one-row
- * read) answers in milliseconds: unanswered this long, the connection is deaf (a silent network) and
- * is destroyed, which ends the epoch (nothing held is trusted) and LISTENs again on a new one.
+ * A connection that only listens hears nothing of a silent network: when idle it is asked something
+ * this often, a statement the watchdog (postgres/answer-watchdog.ts) bounds like the pool's. Found
+ * silent, the connection is destroyed: the epoch ends (nothing held is trusted) and LISTEN is sent
+ * again on a new one once the network answers.
  */
-const ANSWER_MS = 2000;
-/** A connection that only listens hears nothing of a silent network: it is asked something this often when idle. */
 const PING_EVERY_MS = 5000;
 
 /** What the feed had heard at one moment: compare it with the feed's later to know whether anything came between. */
@@ -54,18 +52,11 @@ export class ChangeFeed {
   }, 1);
 
   private readonly conn: Sql;
-  /** Destroys the connection the last statement was sent on (the driver's hook, patches/postgres@3.4.9.patch). */
-  private destroy: ((err: Error) => void) | undefined;
   private lastSentAt = performance.now();
-  /**
-   * Since a statement went unanswered, until LISTEN holds on a new connection: a read fails at once
-   * (503) instead of waiting behind a connection that cannot come, as the database's gate does.
-   */
-  private deaf = false;
   private readonly pinging: NodeJS.Timeout;
 
   private constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly heard: (mode: string, id: string, version: string | undefined) => void,
   ) {
     this.conn = db.own('ticketing-changes', {
@@ -73,28 +64,11 @@ export class ChangeFeed {
         if (channel === CHANNEL) this.notified(payload);
       },
       onclose: () => this.lost(),
-      onsent: (destroy) => (this.destroy = destroy),
     });
     this.pinging = setInterval(() => {
       if (this.listening && performance.now() - this.lastSentAt >= PING_EVERY_MS)
         this.read((sql) => sql`SELECT 1`).catch(() => {});
     }, PING_EVERY_MS / 5).unref();
-  }
-
-  /** The answer to a statement sent on the feed's connection, or its connection destroyed when none comes. */
-  private answered<T>(answer: Promise<T>): Promise<T> {
-    this.lastSentAt = performance.now();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, fail) => {
-      timer = setTimeout(() => {
-        const err = silentError(`the change feed's connection did not answer within ${ANSWER_MS} ms`);
-        this.deaf = true;
-        this.destroy?.(err);
-        fail(err);
-      }, ANSWER_MS);
-    });
-    answer.catch(() => {});
-    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   /** Opens the feed; `heard` is told of every change to a ticket's row, this instance's own included. */
@@ -132,10 +106,9 @@ export class ChangeFeed {
   private async listenLoop() {
     while (!this.closed) {
       try {
-        await this.answered(this.conn.unsafe(`LISTEN ${CHANNEL}`));
+        await this.conn.unsafe(`LISTEN ${CHANNEL}`);
         this.epoch++;
         this.listening = true;
-        this.deaf = false;
         return;
       } catch {
         if (this.closed) return;
@@ -164,10 +137,11 @@ export class ChangeFeed {
    * every change committed before it was sent has been heard.
    */
   async read<T extends readonly postgres.MaybeRow[]>(make: (sql: Sql) => postgres.PendingQuery<T>): Promise<T> {
-    if (this.deaf) throw silentError("the change feed's connection went silent; it is connecting again");
+    this.db.reachable(); // while the database is known gone, at once (503), as the pool's statements
     const sentAt = performance.now();
+    this.lastSentAt = sentAt;
     const epoch = this.listening ? this.epoch : 0;
-    const rows = await this.answered(make(this.conn));
+    const rows = await make(this.conn);
     if (epoch !== 0 && this.listening && epoch === this.epoch && sentAt > this.barrierSentAt)
       this.barrierSentAt = sentAt;
     return rows;

@@ -6,7 +6,7 @@ import type { DatabaseConfig } from '../config/config.js';
 import { StartupError } from '../store/startup-error.js';
 import { DATABASE_GONE, DATABASE_SILENT, unavailableStore } from '../store/unavailable.js';
 import { currentUnit, insideUnit, type Unit, type UnitOfWork } from '../store/unit-of-work.js';
-import { AnswerWatchdog, silentError, WAIT_MS } from './answer-watchdog.js';
+import { AnswerWatchdog, silentError } from './answer-watchdog.js';
 
 export type Sql = postgres.Sql;
 
@@ -128,7 +128,7 @@ export class Database {
     const where = redactedUrl(config.url);
     let db: Database | undefined;
     const watchdog = new AnswerWatchdog(
-      (pids) => (db ? db.running(pids) : Promise.reject(silentError('not connected yet'))),
+      (pids) => (db ? db.idle(pids) : Promise.reject(silentError('not connected yet'))),
       (err) => db?.silent(err),
     );
     let sql: Sql;
@@ -161,6 +161,9 @@ export class Database {
       try {
         await sql`select 1`;
         db = new Database(sql, config.url, config, options.logger, watchdog);
+        // The watchdog's connection opens now: connecting (and authenticating) when a statement is
+        // already suspect would take part of the ask's bound on a loaded machine.
+        await db.idle([]).catch(() => {});
         // A user that may not write a WAL message keeps every commit waiting for the disk.
         db.flushable = await flushed(sql).then(
           () => true,
@@ -207,12 +210,7 @@ export class Database {
    */
   own(
     applicationName: string,
-    events: {
-      onnotify: (channel: string, payload: string) => void;
-      onclose: () => void;
-      /** Told, with each statement sent, what destroys the connection it was sent on. */
-      onsent: (destroy: (err: Error) => void) => void;
-    },
+    events: { onnotify: (channel: string, payload: string) => void; onclose: () => void },
   ): Sql {
     return postgres(this.url, {
       max: 1,
@@ -223,11 +221,8 @@ export class Database {
       max_lifetime: null,
       onnotice: () => {},
       connection: { application_name: applicationName },
-      // Not in the driver's types: what its own listen() passes (src/index.js), and the patch's hook.
-      ...({
-        onnotify: events.onnotify,
-        onsent: (_: unknown, destroy: (err: Error) => void) => events.onsent(destroy),
-      } as object),
+      // Not in the driver's types: what its own listen() passes (src/index.js), and the watchdog's hooks.
+      ...({ onnotify: events.onnotify, ...this.watchdog.hooks } as object),
       onclose: events.onclose,
     });
   }
@@ -252,7 +247,7 @@ export class Database {
    * nobody waits for (later() below), so it travels with the first one that is sent.
    */
   private tx(unit: Unit): Promise<Tx> {
-    unit.tx ??= this.reserveWithin(WAIT_MS).then((conn) => ({ conn, queued: [(c) => c`begin`], sent: [] }) as Tx);
+    unit.tx ??= this.reserve().then((conn) => ({ conn, queued: [(c) => c`begin`], sent: [] }) as Tx);
     return unit.tx as Promise<Tx>;
   }
 
@@ -410,15 +405,14 @@ export class Database {
   }
 
   /**
-   * A reservation (a unit's connection) that does not come within `ms` fails (503 `unavailable`): the
-   * pool's connections are all stuck or cannot connect. So does every one waiting when the network
-   * is found silent. One that comes later is released unused.
+   * A reservation (a unit's connection), given up when the network is found silent (silent()): the
+   * request answers 503 then instead of waiting for connections that cannot come. It has no bound of
+   * its own (postgres/answer-watchdog.ts says why). One that comes later is released unused.
    */
-  private reserveWithin(ms: number): Promise<postgres.ReservedSql> {
+  private reserve(): Promise<postgres.ReservedSql> {
     const reserving = this.pool.reserve();
-    let timer: NodeJS.Timeout | undefined;
     let giveUp!: (err: Error) => void;
-    const late = new Promise<never>((_, fail) => {
+    const givenUp = new Promise<never>((_, fail) => {
       giveUp = (err) => {
         fail(err);
         reserving.then(
@@ -426,32 +420,36 @@ export class Database {
           () => {},
         );
       };
-      timer = setTimeout(() => giveUp(silentError(`no connection within ${ms} ms`)), ms);
     });
     this.reserving.add(giveUp);
-    return Promise.race([reserving, late]).finally(() => {
-      clearTimeout(timer);
-      this.reserving.delete(giveUp);
-    });
+    return Promise.race([reserving, givenUp]).finally(() => this.reserving.delete(giveUp));
   }
 
-  /** Which of these backends are running a statement now, asked on the watchdog's connection. */
-  private async running(pids: number[]): Promise<Set<number>> {
+  /** Which of these backends the database lists as not running a statement, asked on the watchdog's connection. */
+  private async idle(pids: number[]): Promise<Set<number>> {
     this.asker ??= this.single('ticketing-watchdog');
     const rows = await this.asker<{ pid: number }[]>`
-      SELECT pid FROM pg_stat_activity WHERE pid = ANY(${pids}::int[]) AND state IN ('active', 'fastpath function call')`;
+      SELECT pid FROM pg_stat_activity
+      WHERE pid = ANY(${pids}::int[]) AND state NOT IN ('active', 'fastpath function call')`;
     return new Set(rows.map((r) => r.pid));
+  }
+
+  /** Throws at once (503 `unavailable`) while the database is known to be gone. */
+  reachable() {
+    if (this.goneSince !== undefined) throw gone();
   }
 
   /**
    * The watchdog could not ask the database within its bound while statements went unanswered: the
-   * network is silent. The database is taken for gone at once (requests answer 503 without waiting
-   * for a statement's bound each) until a probe answers, which logs the return.
+   * network is silent. What waits is given up, and the database is taken for gone at once (requests
+   * answer 503 without waiting for a bound each) until a probe answers on a new connection, which
+   * logs the return.
    */
   private silent(err: Error) {
     if (this.asker) void this.asker.end({ timeout: 0 }).catch(() => {});
     this.asker = undefined;
     if (this.closing) return;
+    this.watchdog.giveUpAll(err.message);
     for (const giveUp of [...this.reserving]) giveUp(err);
     if (this.goneSince === undefined) {
       this.goneSince = Date.now();

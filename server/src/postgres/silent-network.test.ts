@@ -18,7 +18,7 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c().catch(() => {});
 });
 
-/** What postgres/answer-watchdog.ts promises: no answer about 2 s after a statement was sent (1 s suspect + 1 s asking). */
+/** What postgres/answer-watchdog.ts promises: no answer about 2.5 s after a statement was sent (1 s suspect + 1.5 s asking). */
 const BOUND_MS = 2500;
 const FREEZE_MS = 7000;
 
