@@ -60,7 +60,7 @@ function LimitsTable() {
     <section class="settings-sub" aria-labelledby="antispam-limits">
       <h2 id="antispam-limits">{t.limits}</h2>
       <p class="hint">{t.limitsIntro}</p>
-      <div class="table-scroll">
+      <div class="table-scroll" tabIndex={0} aria-labelledby="antispam-limits">
         <table class="ops-table">
           <thead>
             <tr>

@@ -142,7 +142,7 @@ export function AuditLog() {
         {busy ? t.loading : entries.length ? `${entries.length} ${t.shown}` : t.empty}
       </p>
       {entries.length > 0 && (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0} aria-labelledby="settings-title">
           <table class="ops-table">
             <thead>
               <tr>

@@ -225,7 +225,7 @@ function Outbox() {
       <p class="hint">{t.outboxHint}</p>
       {entries && !entries.length && <p class="empty">{t.outboxEmpty}</p>}
       {entries && entries.length > 0 && (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0} aria-labelledby="mail-outbox-title">
           <table class="ops-table">
             <thead>
               <tr>

@@ -112,7 +112,7 @@ function DeliveryLog() {
       </p>
       {log && !log.length && <p class="empty">{t.logEmpty}</p>}
       {log && log.length > 0 && (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0} aria-labelledby="webhook-log-title">
           <table class="ops-table">
             <thead>
               <tr>
