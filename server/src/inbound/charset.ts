@@ -35,8 +35,25 @@ const knownToDecoder = (charset: string) => {
 // decodes through iconv-lite: read the same way here, so that such a label is trusted, not re-detected
 // (a GBK text labelled cp936 came out as EUC-JP mojibake).
 const known = (charset: string) => knownToDecoder(charset) || iconv.encodingExists(charset);
-const decoded = (bytes: Uint8Array, charset: string) =>
-  knownToDecoder(charset) ? new TextDecoder(charset).decode(bytes) : iconv.decode(Buffer.from(bytes), charset);
+/**
+ * The bytes as text in the charset. windows-1252 (also what the labels ISO-8859-1, latin1 and us-ascii
+ * mean, by the WHATWG table) goes through iconv-lite: Node 20's TextDecoder reads it as ISO-8859-1, 0x80-
+ * 0x9F as C1 controls (0x97 gave U+0097, not an em dash), and Node 24's as the standard says.
+ */
+function decoded(bytes: Uint8Array, charset: string): string {
+  if (!knownToDecoder(charset)) return iconv.decode(Buffer.from(bytes), charset);
+  const decoder = new TextDecoder(charset);
+  if (decoder.encoding !== 'windows-1252') return decoder.decode(bytes);
+  return Buffer.from(bytes)
+    .toString('latin1')
+    .replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
+}
+
+/** windows-1252's 0x80-0x9F as the WHATWG table has them: the five bytes it leaves unassigned stay C1 controls. */
+const CP1252_HIGH = Array.from({ length: 32 }, (_, i) => {
+  const c = iconv.decode(Buffer.from([0x80 + i]), 'cp1252');
+  return c === '\ufffd' ? String.fromCharCode(0x80 + i) : c;
+});
 
 /**
  * Whether the bytes are text in the charset but for a few stray bytes (at most one character in
@@ -266,5 +283,5 @@ export function utf8File(bytes: Uint8Array, declared: string | undefined): Uint8
   if (decodes(bytes, 'utf-8')) return undefined;
   const charset = charsetFor(bytes, declared) ?? declared;
   if (!charset || !known(charset)) return undefined;
-  return Buffer.from(new TextDecoder(charset).decode(bytes), 'utf8');
+  return Buffer.from(decoded(bytes, charset), 'utf8');
 }
