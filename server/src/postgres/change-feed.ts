@@ -173,5 +173,5 @@ export class ChangeFeed {
 }
 
 /** The NOTIFY a write to a ticket's row sends in its transaction (delivered on commit, not on rollback). */
-export const changeNotice = (sql: Sql, mode: string, id: string, version: string | undefined) =>
-  sql`SELECT pg_notify(${CHANNEL}, ${`${mode} ${id} ${version ?? ''}`})`;
+export const changeNotice = (db: Database, mode: string, id: string, version: string | undefined) =>
+  db.notify(CHANNEL, `${mode} ${id} ${version ?? ''}`);

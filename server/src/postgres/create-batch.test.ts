@@ -49,6 +49,36 @@ describe('a create on PostgreSQL', () => {
     expect(list.body.total).toBe(9);
   });
 
+  it('waits for no other create: one not yet committed on another instance holds up none (schema 13)', async () => {
+    const s = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
+    cleanup.push(() => s.close());
+    const first = await createTicket(s, { subject: 'first' });
+    const sql = openTestDatabase(s.databaseUrl!);
+    cleanup.push(() => sql.end());
+    // Another instance's create, between its row and its COMMIT: its number taken, its row written (the
+    // counting triggers ran), its NOTIFY queued. Before schema 13 every create waited for it (the
+    // number counter's row and the per-status counters' lock) until it ended.
+    const other = await sql.reserve();
+    cleanup.push(async () => other.release());
+    await other`BEGIN`;
+    await other`
+      INSERT INTO tickets
+      SELECT r.* FROM tickets t, LATERAL jsonb_populate_record(t,
+        jsonb_build_object('id', 'tkt_heldOpenByAnotherOne', 'number', nextval('ticket_numbers_live'))) r
+      WHERE t.id = ${first.id}`;
+    await other`SELECT pg_notify('ticketing_live', '{}')`;
+    const began = performance.now();
+    const res = await s.call('POST', '/create', { key: s.keys.sk, json: ticketInput({ subject: 'not held up' }) });
+    expect(res.status).toBe(201);
+    expect(performance.now() - began).toBeLessThan(3000);
+    // Its number follows the one the open transaction took; that one, rolled back, stays unused.
+    expect(res.body.number).toBe(first.number + 2);
+    await other`ROLLBACK`;
+    expect((await createTicket(s)).number).toBe(first.number + 3);
+    const counts = (await s.call('GET', '/counts')).body;
+    expect(counts.views.all).toBe(3);
+  });
+
   it('stores nothing, and says so, when a statement of the batch fails', async () => {
     const { s } = await relayedInstance();
     const sql = openTestDatabase(s.databaseUrl!);
@@ -72,7 +102,7 @@ describe('a create on PostgreSQL', () => {
     expect((await s.call('GET', '/list')).body.total).toBe(3);
   });
 
-  it('commits without waiting for the disk while it holds the number, and answers once its commit is flushed', async () => {
+  it('commits without waiting for the disk while its NOTIFY holds the cluster-wide lock, and answers once its commit is flushed', async () => {
     const first = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
     cleanup.push(() => first.close());
     const sql = openTestDatabase(first.databaseUrl!);
@@ -81,7 +111,8 @@ describe('a create on PostgreSQL', () => {
     // one does, for the connections of the instance started below.
     const database = new URL(first.databaseUrl!).pathname.slice(1);
     await sql.unsafe(`ALTER DATABASE "${database}" SET synchronous_commit = on`);
-    // What each ticket's transaction ran with, and where the WAL was when its row went in.
+    // What each ticket's transaction commits with, and where the WAL was right before its commit (a
+    // deferred trigger runs at COMMIT).
     await sql.unsafe(`
       CREATE TABLE create_commits (id text, setting text, lsn pg_lsn);
       CREATE FUNCTION note_create() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -89,7 +120,8 @@ describe('a create on PostgreSQL', () => {
         INSERT INTO create_commits VALUES (NEW.id, current_setting('synchronous_commit'), pg_current_wal_insert_lsn());
         RETURN NEW;
       END $$;
-      CREATE TRIGGER note_create AFTER INSERT ON tickets FOR EACH ROW EXECUTE FUNCTION note_create();`);
+      CREATE CONSTRAINT TRIGGER note_create AFTER INSERT ON tickets DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW EXECUTE FUNCTION note_create();`);
     const s = await startServer({
       env: { TICKETING_SCHEDULER_SECONDS: '0' },
       keys: first.keys,

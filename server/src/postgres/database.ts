@@ -280,14 +280,24 @@ export class Database {
   }
 
   /**
+   * Queues a NOTIFY on `channel` (delivered when the unit commits, not at all on a rollback; outside a
+   * unit, at once). PostgreSQL holds one lock, for the whole cluster, from a notifying transaction's
+   * commit until that commit is on disk: units that notify (every create, reply and change, on every
+   * instance) would take turns through one fsync each. So such a unit commits later (below) and
+   * shares its flush with the others.
+   */
+  async notify(channel: string, payload: string) {
+    await this.commitsLater();
+    await this.later((sql) => sql`SELECT pg_notify(${channel}, ${payload})`);
+  }
+
+  /**
    * Inside a unit: its COMMIT does not wait for the disk (synchronous_commit off for it alone), so the
-   * row locks it holds (the ticket-number counter's, which every create on every instance waits for)
-   * are released as soon as the commit is written to the WAL instead of after the fsync; the next
-   * create's commit can then share a flush with it. The unit's end still waits for the disk before
-   * anything is acknowledged: a statement sent right behind the COMMIT writes a WAL message in a
-   * transaction of its own that does wait, and the WAL is flushed in order, so its answer means the
-   * unit's commit is on disk too. Numbers stay gap-free after a crash: a create that took the next
-   * number wrote its commit after this one's, and WAL replay keeps a prefix.
+   * locks it holds to its end (NOTIFY's, see notify()) are released as soon as the commit is written
+   * to the WAL instead of after the fsync, and the next unit's commit can share a flush with it. The
+   * unit's end still waits for the disk before anything is acknowledged: a statement sent right
+   * behind the COMMIT (in the same write) writes a WAL message in a transaction of its own that does
+   * wait, and the WAL is flushed in order, so its answer means the unit's commit is on disk too.
    */
   async commitsLater() {
     const unit = currentUnit();

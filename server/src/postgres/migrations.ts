@@ -410,7 +410,35 @@ const MIGRATIONS: Migration[] = [
         ON tickets FOR EACH ROW EXECUTE FUNCTION ticket_view_counts_follow();
     `,
   },
+  {
+    version: 13,
+    name: "creates wait for no one: ticket numbers from a sequence per mode, tickets per status from the views' numbers",
+    // Issue 32. Two rows made creates on every instance take turns: version 5's number counter, locked
+    // from a create's number to its commit (across a round trip to its server), and the (mode, status)
+    // row of ticket_counts behind version 8's per-mode lock, held from the ticket's row to the commit.
+    // At 16 concurrent creates PostgreSQL ran 0.1x the JSON store's creates, most of them waiting.
+    //   - A sequence gives numbers without a lock, as API.md decided ("PostgreSQL: a sequence"): they
+    //     stay unique, in creation order and never given again; a create that fails leaves its number
+    //     unused (the counter gave it back).
+    //   - The tickets per status are the sums of ticket_view_counts' rows of the first kind (version 12:
+    //     every ticket adds one, `waiting` set), which writers append without a lock; ticket_counts,
+    //     its trigger and version 8's lock go.
+    // An instance of an earlier version still running finds neither and its writes fail (500) until it
+    // is restarted on this version, rather than give a number twice or miscount.
+    sql: `
+      CREATE SEQUENCE ticket_numbers_live AS int MINVALUE 1 START 1001;
+      CREATE SEQUENCE ticket_numbers_test AS int MINVALUE 1 START 1001;
+      SELECT setval('ticket_numbers_' || mode, last) FROM ticket_numbers;
+      DROP TABLE ticket_numbers;
+      DROP TRIGGER tickets_counted ON tickets;
+      DROP FUNCTION ticket_counts_follow();
+      DROP TABLE ticket_counts;
+    `,
+  },
 ];
+
+/** The sequence of a mode's ticket numbers (schema version 13: one per mode of model/keys.ts). */
+export const numberSequence = (mode: 'live' | 'test') => `ticket_numbers_${mode}`;
 
 /** Any 64-bit number that names "this schema's migrations" to pg_advisory_xact_lock. */
 const MIGRATION_LOCK = 7_341_020_180_001;

@@ -21,12 +21,17 @@ describe('ticket numbers of tickets stored before schema version 5', () => {
     const sql = openTestDatabase(a.databaseUrl!);
     cleanup.push(() => sql.end());
     // As version 4 left it: no numbers anywhere. `first` is made the newest, so the order is the
-    // creation time's, not the order of the rows.
+    // creation time's, not the order of the rows. Version 13, which moves the numbers to a sequence per
+    // mode, runs again after 5: what it takes away (version 7's per-status counter, whose counting
+    // this test does not read) is put back as it found it.
     await sql.unsafe(`
       UPDATE tickets SET data = data - 'number', item = item - 'number';
       ALTER TABLE tickets DROP COLUMN number;
-      DROP TABLE ticket_numbers;
-      DELETE FROM schema_migrations WHERE version = 5;
+      DROP SEQUENCE ticket_numbers_live, ticket_numbers_test;
+      CREATE TABLE ticket_counts (mode text NOT NULL, status text NOT NULL, n bigint NOT NULL, PRIMARY KEY (mode, status));
+      CREATE FUNCTION ticket_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+      CREATE TRIGGER tickets_counted AFTER INSERT ON tickets FOR EACH ROW EXECUTE FUNCTION ticket_counts_follow();
+      DELETE FROM schema_migrations WHERE version IN (5, 13);
     `);
     const later = '2030-01-01T00:00:00.000Z';
     await sql`

@@ -36,7 +36,7 @@ export class PgLiveBus implements LiveBus {
       payload = JSON.stringify({ ...message, ticket: null });
     }
     // Nothing waits for its answer: it goes out with the commit.
-    await this.db.later((sql) => sql`SELECT pg_notify(${LIVE_CHANNEL}, ${payload})`);
+    await this.db.notify(LIVE_CHANNEL, payload);
   }
 
   private async received(payload: string) {

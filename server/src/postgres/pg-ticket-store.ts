@@ -28,6 +28,7 @@ import { afterCommit, currentUnit } from '../store/unit-of-work.js';
 import { businessClock } from '../hours/business-hours.js';
 import type { BusinessHours } from '../model/index.js';
 import { changeNotice, type ChangeFeed, type Heard } from './change-feed.js';
+import { numberSequence } from './migrations.js';
 import { CoalescedReads } from './coalesced-reads.js';
 import { SearchWordStats } from './search-stats.js';
 import type { Database, Sql } from './database.js';
@@ -203,7 +204,7 @@ export class PgTicketStore implements TicketStore, FileStore {
   private readonly cache = new Map<string, Cached>();
   private readonly checked = new CoalescedReads((ids: string[]) => this.current(ids));
   /**
-   * The tickets per status as last read (ticket_counts): the statuses the open views' rows are chosen
+   * The tickets per status as last read (perStatusOf): the statuses the open views' rows are chosen
    * by, checked by each list in its own snapshot (list).
    */
   private statusesSeen: Record<string, number> | undefined;
@@ -309,17 +310,14 @@ export class PgTicketStore implements TicketStore, FileStore {
 
   create(change: NewTicketChange): Promise<StoredTicket> {
     return this.db.unit(async () => {
-      // The counter row's lock (below) is then released when the commit is written, not once on disk.
-      await this.db.commitsLater();
       const sql = await this.db.q();
       if (change.idempotency) await this.claimKey(sql, change.idempotency, change.ticket.id);
-      // The counter row stays locked until this transaction ends: creates on every instance take
-      // their numbers one after the other, and a rollback gives the number back. Its answer is
-      // awaited (the 201 carries the number); the ticket's row then goes out with the next statement.
-      const [given] = await sql<{ last: number }[]>`
-        INSERT INTO ticket_numbers (mode, last) VALUES (${this.mode}, ${FIRST_NUMBER})
-        ON CONFLICT (mode) DO UPDATE SET last = ticket_numbers.last + 1
-        RETURNING last`;
+      // The number comes from the mode's sequence (schema 13), without a lock: creates on every
+      // instance take theirs at once. Its answer is awaited (the 201 carries the number); the
+      // ticket's row then goes out with the next statement.
+      const [given] = await sql<
+        { last: number }[]
+      >`SELECT nextval(${numberSequence(this.mode)}::regclass)::int AS last`;
       const ticket = withNumber(withoutKeys(change.ticket), given!.last);
       // Nothing is read back: the row goes out with the unit's next statement, or with its COMMIT.
       const { answer } = await this.db.later((q) => this.insert(q, ticket));
@@ -371,7 +369,7 @@ export class PgTicketStore implements TicketStore, FileStore {
         RETURNING xmin::text AS version`;
       await this.insertFiles(sql, id, next.files ?? []);
       // Every instance drops a copy of an older version when it commits (goes out with the COMMIT).
-      await this.db.later((q) => changeNotice(q, this.mode, id, updated!.version));
+      await changeNotice(this.db, this.mode, id, updated!.version);
       const heard = this.mark();
       afterCommit(() =>
         this.remember(id, { ticket: asJsonb(ticket), version: updated!.version, heard: this.trusted(heard) }),
@@ -618,9 +616,9 @@ export class PgTicketStore implements TicketStore, FileStore {
 
   /** The migration command's: numbers go on after `last` (the highest the data directory ever gave). */
   async setLastNumber(sql: Sql, last: number) {
+    const sequence = numberSequence(this.mode);
     await sql`
-      INSERT INTO ticket_numbers (mode, last) VALUES (${this.mode}, ${last})
-      ON CONFLICT (mode) DO UPDATE SET last = GREATEST(ticket_numbers.last, EXCLUDED.last)`;
+      SELECT setval(${sequence}::regclass, GREATEST(${last}, coalesce(pg_sequence_last_value(${sequence}::regclass), ${FIRST_NUMBER - 1})))`;
   }
 
   /**
@@ -678,7 +676,7 @@ export class PgTicketStore implements TicketStore, FileStore {
     if (!isId('tkt', id)) return false;
     const sql = await this.db.q();
     const gone = await sql`DELETE FROM tickets WHERE mode = ${this.mode} AND id = ${id} RETURNING id`;
-    if (gone.length) await this.db.later((q) => changeNotice(q, this.mode, id, undefined));
+    if (gone.length) await changeNotice(this.db, this.mode, id, undefined);
     afterCommit(() => this.cache.delete(id));
     return gone.length > 0;
   }
@@ -692,7 +690,7 @@ export class PgTicketStore implements TicketStore, FileStore {
     return opensView(filter) ? this.notClosed(context.closed) : undefined;
   }
 
-  /** The statuses this mode's tickets have (ticket_counts) that are not among `closed`. */
+  /** The statuses this mode's tickets have (perStatusOf) that are not among `closed`. */
   private async notClosed(closed: readonly string[]): Promise<string[]> {
     return notClosedOf(await this.perStatus(), closed);
   }
@@ -818,7 +816,7 @@ export class PgTicketStore implements TicketStore, FileStore {
   /**
    * The page of a view (and a status) in one statement, one round trip (issue 32: needs_reply at a
    * million tickets took three statements, two round trips, and each costs both processes more than
-   * the rows): the tickets per status (ticket_counts), which make the total of the status, all, open
+   * the rows): the tickets per status (perStatusOf), which make the total of the status, all, open
    * and closed views; for an inbox view its kept number (viewCountsOf); and the page, joined to them
    * so an empty page still answers. `open` are the statuses the open views' rows are chosen by.
    */
@@ -838,8 +836,7 @@ export class PgTicketStore implements TicketStore, FileStore {
     // One row: the page's list views as one array (in the page's order), beside the numbers.
     const [row] = await sql<({ statuses: Record<string, number>; items: TicketListItem[] } & ViewCountsRow)[]>`
       SELECT k.statuses, ${inbox ? sql`c.*,` : sql``} p.items FROM
-        (SELECT coalesce(jsonb_object_agg(status, n), '{}') AS statuses
-          FROM ticket_counts WHERE mode = ${this.mode} AND n > 0) k
+        (SELECT coalesce(jsonb_object_agg(status, n), '{}') AS statuses FROM ${this.perStatusOf(sql)}) k
         ${inbox ? sql`CROSS JOIN ${this.viewCountsOf(sql, context, of!, inbox === 'overdue' || inbox === 'due_soon')} c` : sql``}
         CROSS JOIN (SELECT coalesce(json_agg(item ORDER BY ${order}), '[]') AS items FROM
           (SELECT item, id, created_at, last_activity_at, due_at, priority_rank FROM tickets
@@ -857,12 +854,21 @@ export class PgTicketStore implements TicketStore, FileStore {
     return { page: { items, total }, statuses };
   }
 
-  /** The tickets of each status this mode holds, as the writing transactions left them (migration 7's trigger). */
+  /** The tickets of each status this mode holds, as the writing transactions left them (perStatusOf). */
   private async perStatus(): Promise<Record<string, number>> {
     const sql = await this.db.q();
-    const rows = await sql<{ status: string; n: number }[]>`
-      SELECT status, n::int AS n FROM ticket_counts WHERE mode = ${this.mode} AND n > 0`;
+    const rows = await sql<{ status: string; n: number }[]>`SELECT status, n FROM ${this.perStatusOf(sql)}`;
     return (this.statusesSeen = Object.fromEntries(rows.map((r) => [r.status, r.n])));
+  }
+
+  /**
+   * The tickets of each status (`status`, `n`), as a subquery: the sums of ticket_view_counts' rows of
+   * the first kind (schema 12), to which every ticket adds one (`waiting` set), appended by the writing
+   * transactions without a lock (schema 13).
+   */
+  private perStatusOf(sql: Sql) {
+    return sql`(SELECT status, sum(n)::int AS n FROM ticket_view_counts
+      WHERE mode = ${this.mode} AND waiting IS NOT NULL GROUP BY status HAVING sum(n) > 0) per_status`;
   }
 
   async count(filter: ListFilter, context = NEWEST): Promise<number> {
@@ -955,7 +961,7 @@ export class PgTicketStore implements TicketStore, FileStore {
   }
 
   /**
-   * The statuses' numbers from ticket_counts; the views' from their kept numbers (viewCounts) over
+   * The statuses' numbers from perStatusOf; the views' from their kept numbers (viewCounts) over
    * the statuses that are not closed. The closed tickets, most of a shop's, are never read.
    */
   async counts(context: ListContext): Promise<Counts> {
@@ -1160,7 +1166,7 @@ export class PgTicketStore implements TicketStore, FileStore {
   }
 
   /**
-   * This mode's statuses (ticket_counts), split into those not closed and the closed ones: each is a
+   * This mode's statuses (perStatusOf), split into those not closed and the closed ones: each is a
    * range of the tickets_report index (status, mode, last_activity_at) that a report reads.
    */
   private async reportStatuses(question: ReportQuestion): Promise<ReportStatuses> {
@@ -1173,7 +1179,7 @@ export class PgTicketStore implements TicketStore, FileStore {
    * The report's columns of the rows a scan with `question.active` gives, filtered: the tickets of the
    * statuses not closed, then those of the closed ones active since the period began, each read from
    * the tickets_report index alone. (A closed status is named rather than "not open", so the index's
-   * first column is matched on any PostgreSQL; one that got its first ticket after ticket_counts was
+   * first column is matched on any PostgreSQL; one that got its first ticket after the statuses were
    * read is missed by this one report, as a ticket closed a moment later would be.)
    */
   private reportRows(sql: Sql, question: ReportQuestion, statuses: ReportStatuses) {

@@ -11,8 +11,8 @@ import { createTicket, startServer, ticketInput, type TestServer } from '../test
 // the reconnect and dropped it once connected: the request waited for ever. And when the connection
 // was ended by PostgreSQL's FATAL (pg_terminate_backend, a shutdown) read while a query ran, that
 // error was kept and failed the next session's first query: the waiting request got a 503 that was
-// not its own. Made real on a pool of two: two creates hold both connections, waiting for the ticket
-// counter's row that another session keeps locked, a third waits for a connection, and the
+// not its own. Made real on a pool of two: two creates hold both connections, waiting to write to the
+// tickets table that another session keeps locked, a third waits for a connection, and the
 // connection of one of the two is ended. This file runs in the `postgres` test project only.
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -43,17 +43,17 @@ async function create(s: TestServer, subject: string): Promise<Answer> {
 }
 
 /**
- * Three creates on a pool of two while the ticket counter is locked: two hold the connections, the
- * third waits for one. `end` ends the connection of one of the two (given its backend's pid and the
- * port PostgreSQL sees it on); then the counter is unlocked. Returns the three answers.
+ * Three creates on a pool of two while the tickets table is locked against writes: two hold the
+ * connections, the third waits for one. `end` ends the connection of one of the two (given its
+ * backend's pid and the port PostgreSQL sees it on); then the table is unlocked. Returns the three answers.
  */
 async function oneConnectionEnds(s: TestServer, databaseUrl: string, end: (pid: number, port: number) => unknown) {
-  await Promise.all([createTicket(s, {}, s.keys.sk), createTicket(s, {}, s.keys.sk)]); // the counter's row exists
+  await Promise.all([createTicket(s, {}, s.keys.sk), createTicket(s, {}, s.keys.sk)]); // both connections made
   const admin = postgres(databaseUrl, { max: 3, onnotice: () => {} });
   cleanup.push(() => admin.end({ timeout: 1 }));
-  const counter = await admin.reserve();
-  await counter`BEGIN`;
-  await counter`SELECT last FROM ticket_numbers FOR UPDATE`;
+  const writes = await admin.reserve();
+  await writes`BEGIN`;
+  await writes`LOCK TABLE tickets IN SHARE MODE`;
   // The key throttle's table, locked for a moment: the three requests read it together, so each is
   // past it (no statement of theirs waits for a connection) before any of them reserves one.
   const limits = await admin.reserve();
@@ -74,13 +74,13 @@ async function oneConnectionEnds(s: TestServer, databaseUrl: string, end: (pid: 
   await sleep(300); // the other two requests' reads wait for the next statement
   await limits`ROLLBACK`;
   limits.release();
-  await eventually(async () => (await waiting('ticket_numbers')).length === 2, 10_000, 'two creates to wait');
+  await eventually(async () => (await waiting('INSERT INTO tickets')).length === 2, 10_000, 'two creates to wait');
   await sleep(300); // the third waits for a connection
-  const [holder] = await waiting('ticket_numbers');
+  const [holder] = await waiting('INSERT INTO tickets');
   await end(holder!.pid, holder!.port);
   await sleep(500); // the pool connects again
-  await counter`ROLLBACK`;
-  counter.release();
+  await writes`ROLLBACK`;
+  writes.release();
   return answers;
 }
 

@@ -34,7 +34,7 @@ export class SearchWordStats {
   static async sample(sql: Sql, mode: KeyMode): Promise<SearchWordStats> {
     const at = Date.now();
     const [count] = await sql<{ n: number }[]>`
-      SELECT coalesce(sum(n), 0)::float8 AS n FROM ticket_counts WHERE mode = ${mode}`;
+      SELECT coalesce(sum(n), 0)::float8 AS n FROM ticket_view_counts WHERE mode = ${mode} AND waiting IS NOT NULL`;
     const tickets = count?.n ?? 0;
     // (A mode's rows are a share of the table's pages; the percentage is of the mode's tickets, so a
     // small mode beside a large one reads its rows by the index instead.)

@@ -135,8 +135,9 @@ export interface TicketStore {
   getByNumber(number: number): Promise<StoredTicket | undefined>;
   /**
    * Stores the files, then the ticket; acknowledged only when both are durable. The ticket gets the
-   * mode's next number in the same write (the one after the highest ever given): numbers are unique,
-   * never reused and without gaps, also across a crash or a failed write.
+   * mode's next number in the same write (after the highest ever given): numbers are unique, in
+   * creation order and never reused, also across a crash. The JSON store's have no gaps (a failed
+   * write gives its number back); PostgreSQL's come from a sequence (a failed create leaves one unused).
    */
   create(change: NewTicketChange): Promise<StoredTicket>;
   /** Serialised per ticket: `change` sees the latest record. Undefined when the ticket does not exist. */
