@@ -1,13 +1,18 @@
 import pg from 'pg';
 import postgres from 'postgres';
 
-/** One driver's figures on the same statements: reads of a ticket by id, and committed one-row inserts. */
+/**
+ * One driver's figures on the same statements: reads of a ticket by id, committed one-row inserts, and
+ * a create's unit as the server sends it (BEGIN, INSERT, NOTIFY, COMMIT).
+ */
 export interface DriverResult {
   driver: string;
   readsPerS: number;
   readP99Ms: number;
   insertsPerS: number;
   insertP99Ms: number;
+  unitsPerS: number;
+  unitP99Ms: number;
 }
 
 const POOL = 10;
@@ -34,8 +39,11 @@ async function run(seconds: number, op: (i: number) => Promise<unknown>) {
 
 /**
  * The patched `postgres` driver (the server's) beside `pg` with its pool, each with 10 connections and
- * 16 callers, on the server's own statements: the ticket read by id, and an insert in a transaction
- * (BEGIN, INSERT, COMMIT), as a create does. Alternated `rounds` times; each figure is the median.
+ * 16 callers, on the server's own statements: the ticket read by id; an insert in a transaction (BEGIN,
+ * INSERT, COMMIT), each statement awaited; and a create's unit (BEGIN, INSERT, NOTIFY, COMMIT) as each
+ * driver can send it: `postgres` pipelines the four in one write and one round trip, as the server's
+ * units do (postgres/database.ts later()), while `pg` sends a statement once the one before answered.
+ * Alternated `rounds` times; each figure is the median.
  */
 export async function compareDrivers(url: string, ids: string[], seconds: number, rounds: number) {
   const porsager = postgres(url, { max: POOL, onnotice: () => {} });
@@ -47,6 +55,21 @@ export async function compareDrivers(url: string, ids: string[], seconds: number
       read: (i: number) => porsager`SELECT data FROM tickets WHERE mode = 'live' AND id = ${ids[i % ids.length]!}`,
       insert: (i: number) =>
         porsager.begin((tx) => [tx`INSERT INTO bench_driver_rows (id, body) VALUES (${i}, ${body})`]),
+      unit: async (i: number) => {
+        const c = await porsager.reserve();
+        try {
+          await Promise.all(
+            [
+              c`begin`,
+              c`INSERT INTO bench_driver_rows (id, body) VALUES (${i}, ${body})`,
+              c`SELECT pg_notify('bench_driver', ${String(i)})`,
+              c`commit`,
+            ].map((q) => q.execute()),
+          );
+        } finally {
+          c.release();
+        }
+      },
     },
     'pg + pg.Pool': {
       read: (i: number) =>
@@ -69,23 +92,44 @@ export async function compareDrivers(url: string, ids: string[], seconds: number
           c.release();
         }
       },
+      unit: async (i: number) => {
+        const c = await pool.connect();
+        try {
+          await c.query('BEGIN');
+          await c.query({
+            name: 'insert',
+            text: 'INSERT INTO bench_driver_rows (id, body) VALUES ($1, $2)',
+            values: [i, body],
+          });
+          await c.query({ name: 'notify', text: `SELECT pg_notify('bench_driver', $1)`, values: [String(i)] });
+          await c.query('COMMIT');
+        } finally {
+          c.release();
+        }
+      },
     },
   };
-  const results = new Map<string, { reads: number[]; readP99: number[]; inserts: number[]; insertP99: number[] }>();
+  const results = new Map<
+    string,
+    { reads: number[]; readP99: number[]; inserts: number[]; insertP99: number[]; units: number[]; unitP99: number[] }
+  >();
   try {
     for (const [name, c] of Object.entries(contenders)) {
       await run(1, c.read); // connect and prepare
-      results.set(name, { reads: [], readP99: [], inserts: [], insertP99: [] });
+      results.set(name, { reads: [], readP99: [], inserts: [], insertP99: [], units: [], unitP99: [] });
     }
     for (let round = 0; round < rounds; round++)
       for (const [name, c] of Object.entries(contenders)) {
         const r = results.get(name)!;
         const read = await run(seconds, c.read);
         const insert = await run(seconds, c.insert);
+        const unit = await run(seconds, c.unit);
         r.reads.push(read.perS);
         r.readP99.push(read.p99);
         r.inserts.push(insert.perS);
         r.insertP99.push(insert.p99);
+        r.units.push(unit.perS);
+        r.unitP99.push(unit.p99);
       }
   } finally {
     await porsager`DROP TABLE IF EXISTS bench_driver_rows`;
@@ -98,5 +142,7 @@ export async function compareDrivers(url: string, ids: string[], seconds: number
     readP99Ms: median(r.readP99),
     insertsPerS: median(r.inserts),
     insertP99Ms: median(r.insertP99),
+    unitsPerS: median(r.units),
+    unitP99Ms: median(r.unitP99),
   }));
 }

@@ -330,9 +330,15 @@ async function postgresStore() {
       baseline: d === ours ? '' : `${fmt(ours!.insertsPerS, 0)} postgres`,
       ratio: d === ours ? '' : ratio(d.insertsPerS, ours!.insertsPerS),
     });
+    add({
+      what: `driver ${d.driver}: a create's unit (+ NOTIFY), tx/s`,
+      value: fmt(d.unitsPerS, 0),
+      baseline: d === ours ? '' : `${fmt(ours!.unitsPerS, 0)} postgres`,
+      ratio: d === ours ? '' : ratio(d.unitsPerS, ours!.unitsPerS),
+    });
   }
   note(
-    `Drivers, 10 connections and 16 callers each, ${ROUNDS} alternating rounds of ${SECONDS} s, median: p99 of a read ${drivers.map((d) => `${d.driver} ${fmt(d.readP99Ms)} ms`).join(', ')}; of an insert ${drivers.map((d) => `${d.driver} ${fmt(d.insertP99Ms)} ms`).join(', ')}.`,
+    `Drivers, 10 connections and 16 callers each, ${ROUNDS} alternating rounds of ${SECONDS} s, median: p99 of a read ${drivers.map((d) => `${d.driver} ${fmt(d.readP99Ms)} ms`).join(', ')}; of an insert ${drivers.map((d) => `${d.driver} ${fmt(d.insertP99Ms)} ms`).join(', ')}; of a create's unit (BEGIN, INSERT, NOTIFY, COMMIT: \`postgres\` sends the four together, as the server does; \`pg\` one after another) ${drivers.map((d) => `${d.driver} ${fmt(d.unitP99Ms)} ms`).join(', ')}.`,
   );
   const pgEnv = { TICKETING_DATABASE_URL: db.url };
   const pgDirs = [mkdtempSync(join(tmpdir(), 'bench-pg-a-')), mkdtempSync(join(tmpdir(), 'bench-pg-b-'))];

@@ -99,6 +99,18 @@ interface ReportStatuses {
   closed: string[];
 }
 
+/** A page whose items came as JSON text (ListPage.json): parsed only if something reads them. */
+function pageOfJson(json: string, total: number): ListPage {
+  let items: TicketListItem[] | undefined;
+  return {
+    json,
+    total,
+    get items() {
+      return (items ??= JSON.parse(json) as TicketListItem[]);
+    },
+  };
+}
+
 /** The row of PgTicketStore.viewCountsOf: the inbox views' kept numbers, and what they are made of. */
 interface ViewCountsRow {
   waiting: number;
@@ -834,16 +846,16 @@ export class PgTicketStore implements TicketStore, FileStore {
     const sql = await this.db.q();
     const order = this.orderBy(sql, context.sort);
     // One row: the page's list views as one array (in the page's order), beside the numbers.
-    const [row] = await sql<({ statuses: Record<string, number>; items: TicketListItem[] } & ViewCountsRow)[]>`
+    const [row] = await sql<({ statuses: Record<string, number>; items: string } & ViewCountsRow)[]>`
       SELECT k.statuses, ${inbox ? sql`c.*,` : sql``} p.items FROM
         (SELECT coalesce(jsonb_object_agg(status, n), '{}') AS statuses FROM ${this.perStatusOf(sql)}) k
         ${inbox ? sql`CROSS JOIN ${this.viewCountsOf(sql, context, of!, inbox === 'overdue' || inbox === 'due_soon')} c` : sql``}
-        CROSS JOIN (SELECT coalesce(json_agg(item ORDER BY ${order}), '[]') AS items FROM
+        CROSS JOIN (SELECT coalesce(json_agg(item ORDER BY ${order}), '[]')::text AS items FROM
           (SELECT item, id, created_at, last_activity_at, due_at, priority_rank FROM tickets
             WHERE ${this.where(sql, filter, context, open)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) q) p`;
     const { statuses, items } = row!;
     this.statusesSeen = statuses;
-    if (inbox) return { page: { items, total: this.viewsOf(row!, context)[inbox] }, statuses };
+    if (inbox) return { page: pageOfJson(items, this.viewsOf(row!, context)[inbox]), statuses };
     const closed = new Set(context.closed);
     let total = 0;
     for (const [s, n] of Object.entries(statuses)) {
@@ -851,7 +863,7 @@ export class PgTicketStore implements TicketStore, FileStore {
       if ((view === 'open' && closed.has(s)) || (view === 'closed' && !closed.has(s))) continue;
       total += n;
     }
-    return { page: { items, total }, statuses };
+    return { page: pageOfJson(items, total), statuses };
   }
 
   /** The tickets of each status this mode holds, as the writing transactions left them (perStatusOf). */

@@ -248,8 +248,13 @@ const list = route({
       throw validationError('view', `${filter.view} needs a signed-in agent (a secret key is nobody)`);
     }
     const context = listContext(deps, actor, sort);
-    const { items, total } = await deps.tickets[actor.mode].list(filter, limit, offset, context);
-    return { body: { data: items, total, limit, offset } };
+    const page = await deps.tickets[actor.mode].list(filter, limit, offset, context);
+    if (page.json !== undefined) {
+      // PostgreSQL's page as the database wrote it: the same list views, spaced as PostgreSQL spaces JSON.
+      const data = `{"data":${page.json},"total":${page.total},"limit":${limit},"offset":${offset}}`;
+      return { raw: { data, type: 'application/json; charset=utf-8' } };
+    }
+    return { body: { data: page.items, total: page.total, limit, offset } };
   },
 });
 
