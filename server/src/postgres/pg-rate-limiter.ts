@@ -19,10 +19,14 @@ export class PgRateLimiter implements RateLimiter {
    */
   private readonly windowsOf = new CoalescedReads(async (buckets: string[]) => {
     // On the change feed's connection, when there is one: the read is then also the barrier that
-    // lets the request's ticket be served from memory without a statement of its own.
+    // lets the request's ticket be served from memory without a statement of its own. When that one
+    // connection fails or falls silent (the watchdog's bound) while the pool's answer, the pool reads.
     const read = (sql: Sql) => sql<{ bucket: string; count: string; reset_at: string }[]>`
       SELECT bucket, count, reset_at FROM rate_limits WHERE bucket = ANY(${buckets}::text[])`;
-    const rows = this.feed && this.feed.now().epoch ? await this.feed.read(read) : await read(this.db.sql);
+    const rows =
+      this.feed && this.feed.now().epoch
+        ? await this.feed.read(read).catch(() => read(this.db.sql))
+        : await read(this.db.sql);
     return new Map(rows.map((r) => [r.bucket, { count: Number(r.count), resetAt: Number(r.reset_at) }]));
   });
 

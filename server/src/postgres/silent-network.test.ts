@@ -198,6 +198,55 @@ describe('a silent network to PostgreSQL', () => {
     );
   }, 90_000);
 
+  it('never serves a held ticket another instance changed when only the listening connection falls silent', async () => {
+    // The change feed's own connection (LISTEN, and the barrier that lets a held ticket be served
+    // without a statement) goes silent while the pool's connections answer: a NAT that dropped one
+    // flow. What the feed would have heard of the other instance's write does not come, and neither
+    // does its barrier's answer, so no held copy may be served: the read waits for the watchdog, is
+    // checked against the database, and then the feed listens again on a new connection.
+    const env = { TICKETING_SCHEDULER_SECONDS: '0', TICKETING_RATE_LIMIT: 'off' };
+    const writer = await startServer({ env }); // makes the database; straight to it
+    cleanup.push(() => writer.close());
+    const relay = await pgRelay(writer.databaseUrl!);
+    cleanup.push(() => new Promise((ok) => relay.server.close(ok)));
+    const reader = await startServer({ env, keys: writer.keys, databaseUrl: relay.url });
+    cleanup.push(() => reader.close({ keepData: true }));
+    const db = postgres(writer.databaseUrl!, { max: 1, onnotice: () => {} });
+    cleanup.push(() => db.end({ timeout: 1 }));
+    const feedPorts = async () =>
+      (
+        await db<{ port: number }[]>`
+          SELECT client_port AS port FROM pg_stat_activity WHERE application_name = 'ticketing-changes'`
+      )
+        .map((r) => r.port)
+        .filter((port) => relay.ports().includes(port));
+    await eventually(async () => (await feedPorts()).length === 1, 5000, "the reader's feed to listen");
+    const [feed] = await feedPorts();
+    cleanup.push(async () => relay.thaw(feed));
+
+    const ticket = await createTicket(writer, { subject: 'Held copy' });
+    const read = () => reader.call('GET', `/ticket?id=${ticket.id}`);
+    for (let i = 0; i < 3; i++) expect((await read()).body.status).toBe('open'); // held, and trusted
+
+    relay.freeze(feed);
+    const changed = await writer.call('POST', '/status', { json: { ticket_id: ticket.id, status: 'pending' } });
+    expect(changed.status).toBe(200);
+    const began = performance.now();
+    const after = await read();
+    const ms = performance.now() - began;
+    // Answered within the watchdog's bound, with the other instance's write, never the held copy.
+    expect([after.status, after.body.status]).toEqual([200, 'pending']);
+    expect(ms).toBeLessThan(BOUND_MS + 1000);
+    // The feed listens again on a new connection; held copies are trusted again, and stay current.
+    await eventually(async () => (await feedPorts()).some((port) => port !== feed), 10_000, 'a new feed');
+    for (const status of ['open', 'closed'] as const) {
+      const res = await writer.call('POST', '/status', { json: { ticket_id: ticket.id, status } });
+      expect(res.status).toBe(200);
+      expect((await read()).body.status).toBe(status);
+    }
+    expect(reader.logs.filter((l) => l.includes('"msg":"database unreachable"'))).toEqual([]);
+  }, 60_000);
+
   it('does not cut a statement the database is running, however long it takes within statement_timeout', async () => {
     // A report at 1M tickets takes up to 4 s, a migration or a VACUUM longer: the watchdog asks the
     // database, which says the backend is running it, and leaves it be. Made real: /search waits

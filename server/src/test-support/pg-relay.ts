@@ -9,6 +9,8 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
  * `freeze()` makes the network silent: every socket stays open and nothing is forwarded either way
  * (a firewall that drops packets, a failover that leaves the old address black-holed), new
  * connections included; `thaw()` forwards what was held, in order, and lets bytes pass again.
+ * `freeze(port)` and `thaw(port)` do the same to the one connection PostgreSQL sees on that port;
+ * `ports()` lists the connections' ports.
  */
 export async function pgRelay(
   target: string,
@@ -17,15 +19,18 @@ export async function pgRelay(
   url: string;
   turns: () => number;
   cut: (port: number) => void;
-  freeze: () => void;
-  thaw: () => void;
+  freeze: (port?: number) => void;
+  thaw: (port?: number) => void;
+  ports: () => number[];
   server: Server;
 }> {
   const to = new URL(target);
   let turns = 0;
   let held: [Socket, Buffer][] | undefined; // while frozen: what would have been written, in order
-  const send = (to: Socket, chunk: Buffer) => {
-    if (held) held.push([to, chunk]);
+  const heldOf = new Map<number, [Socket, Buffer][]>(); // the same for one frozen connection, by its port
+  const send = (to: Socket, chunk: Buffer, port?: number) => {
+    const queue = held ?? (port === undefined ? undefined : heldOf.get(port));
+    if (queue) queue.push([to, chunk]);
     else if (!to.destroyed) to.write(chunk);
   };
   const pairs = new Map<number, [Socket, Socket]>(); // by the port PostgreSQL sees the client on
@@ -38,12 +43,12 @@ export async function pgRelay(
       if (options.listenersDelayMs && /\blisten\b/i.test(chunk.toString('latin1'))) delayMs = options.listenersDelayMs;
       if (answered) turns++;
       answered = false;
-      send(db, chunk);
+      send(db, chunk, db.localPort);
     });
     db.on('data', (chunk) => {
       answered = true;
-      if (delayMs) setTimeout(() => send(client, chunk), delayMs);
-      else send(client, chunk);
+      if (delayMs) setTimeout(() => send(client, chunk, db.localPort), delayMs);
+      else send(client, chunk, db.localPort);
     });
     client.on('close', () => db.destroy());
     db.on('close', () => client.destroy());
@@ -56,13 +61,16 @@ export async function pgRelay(
   const cut = (port: number) => {
     for (const socket of pairs.get(port) ?? []) socket.destroy();
   };
-  const freeze = () => {
-    held ??= [];
+  const freeze = (port?: number) => {
+    if (port === undefined) held ??= [];
+    else if (!heldOf.has(port)) heldOf.set(port, []);
   };
-  const thaw = () => {
-    const writes = held ?? [];
-    held = undefined;
-    for (const [to, chunk] of writes) send(to, chunk);
+  const thaw = (port?: number) => {
+    const writes = (port === undefined ? held : heldOf.get(port)) ?? [];
+    if (port === undefined) held = undefined;
+    else heldOf.delete(port);
+    for (const [to, chunk] of writes) send(to, chunk, port);
   };
-  return { url: relayed.toString(), turns: () => turns, cut, freeze, thaw, server };
+  const ports = () => [...pairs.keys()];
+  return { url: relayed.toString(), turns: () => turns, cut, freeze, thaw, ports, server };
 }
