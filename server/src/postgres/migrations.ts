@@ -423,6 +423,9 @@ const MIGRATIONS: Migration[] = [
     //   - The tickets per status are the sums of ticket_view_counts' rows of the first kind (version 12:
     //     every ticket adds one, `waiting` set), which writers append without a lock; ticket_counts,
     //     its trigger and version 8's lock go.
+    //   - The views' numbers' trigger (version 12) appends a write's rows of the first kind as they are
+    //     when neither side has a mention or a deadline, as a create has neither: its general statement
+    //     took 0.2 ms of a create's 0.33 ms INSERT (EXPLAIN ANALYZE).
     // An instance of an earlier version still running finds neither and its writes fail (500) until it
     // is restarted on this version, rather than give a number twice or miscount.
     sql: `
@@ -430,6 +433,50 @@ const MIGRATIONS: Migration[] = [
       CREATE SEQUENCE ticket_numbers_test AS int MINVALUE 1 START 1001;
       SELECT setval('ticket_numbers_' || mode, last) FROM ticket_numbers;
       DROP TABLE ticket_numbers;
+      CREATE OR REPLACE FUNCTION ticket_view_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'UPDATE' AND OLD.mode = NEW.mode AND OLD.status = NEW.status
+            AND OLD.agent_id IS NOT DISTINCT FROM NEW.agent_id
+            AND coalesce(OLD.waiting_us, false) = coalesce(NEW.waiting_us, false)
+            AND OLD.mentions IS NOT DISTINCT FROM NEW.mentions
+            AND left(OLD.due_at, 10) IS NOT DISTINCT FROM left(NEW.due_at, 10) THEN
+          RETURN NULL;
+        END IF;
+        -- Most writes (every create) have no mention and no deadline on either side: only rows of the
+        -- first kind change, appended as they are (the general statement below took 0.2 ms, twice the
+        -- INSERT of the ticket's row itself).
+        IF (TG_OP = 'DELETE' OR (NEW.mentions IS NULL AND NEW.due_at IS NULL))
+            AND (TG_OP = 'INSERT' OR (OLD.mentions IS NULL AND OLD.due_at IS NULL)) THEN
+          IF TG_OP <> 'DELETE' THEN
+            INSERT INTO ticket_view_counts (mode, status, agent_id, waiting, n)
+              VALUES (NEW.mode, NEW.status, NEW.agent_id, coalesce(NEW.waiting_us, false), 1);
+          END IF;
+          IF TG_OP <> 'INSERT' THEN
+            INSERT INTO ticket_view_counts (mode, status, agent_id, waiting, n)
+              VALUES (OLD.mode, OLD.status, OLD.agent_id, coalesce(OLD.waiting_us, false), -1);
+          END IF;
+          RETURN NULL;
+        END IF;
+        -- The row as it is (+1) and as it was (-1), then the rows of the three kinds each adds to.
+        WITH r (mode, status, agent_id, waiting, mentions, due_at, n) AS (
+          SELECT NEW.mode, NEW.status, NEW.agent_id, coalesce(NEW.waiting_us, false), NEW.mentions, NEW.due_at, 1
+            WHERE TG_OP <> 'DELETE'
+          UNION ALL
+          SELECT OLD.mode, OLD.status, OLD.agent_id, coalesce(OLD.waiting_us, false), OLD.mentions, OLD.due_at, -1
+            WHERE TG_OP <> 'INSERT'
+        )
+        INSERT INTO ticket_view_counts (mode, status, agent_id, waiting, mentioned, due_day, n)
+          SELECT d.mode, d.status, d.agent_id, d.waiting, d.mentioned, d.due_day, sum(d.n) FROM (
+            SELECT mode, status, agent_id, waiting, NULL::text, NULL::text, n FROM r
+            UNION ALL
+            SELECT mode, status, NULL, NULL, m, NULL, n FROM r, LATERAL (SELECT DISTINCT unnest(r.mentions)) AS x (m)
+            UNION ALL
+            SELECT mode, status, NULL, NULL, NULL, left(due_at, 10), n FROM r WHERE due_at IS NOT NULL
+          ) AS d (mode, status, agent_id, waiting, mentioned, due_day, n)
+          GROUP BY d.mode, d.status, d.agent_id, d.waiting, d.mentioned, d.due_day
+          HAVING sum(d.n) <> 0;
+        RETURN NULL;
+      END $$;
       DROP TRIGGER tickets_counted ON tickets;
       DROP FUNCTION ticket_counts_follow();
       DROP TABLE ticket_counts;
