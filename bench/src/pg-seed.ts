@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { migrate } from '../../server/src/postgres/migrations.js';
+import { migrate, numberSequence, VIEW_COUNTS_FROM_ROWS } from '../../server/src/postgres/migrations.js';
 import type { Sql } from '../../server/src/postgres/database.js';
 import {
   automationFacts,
@@ -195,9 +195,9 @@ export async function seedPostgres(url: string, count: number, end: number, say:
       SELECT indexname AS name, indexdef AS def FROM pg_indexes
       WHERE tablename = 'tickets' AND indexname <> 'tickets_pkey'`;
     for (const i of indexes) await sql.unsafe(`DROP INDEX ${i.name}`);
-    // The per-status numbers are counted once at the end instead of by the trigger row by row (its
-    // row would make the two loading connections wait for each other).
-    await sql`ALTER TABLE tickets DISABLE TRIGGER tickets_counted`;
+    // The views' numbers (and the tickets per status, schema 13) are counted once at the end instead of
+    // appended by the trigger row by row, as `ticketing migrate --to` does.
+    await sql`ALTER TABLE tickets DISABLE TRIGGER tickets_view_counted`;
     let next = 0;
     const worker = async () => {
       for (;;) {
@@ -216,9 +216,9 @@ export async function seedPostgres(url: string, count: number, end: number, say:
     await sql`SET maintenance_work_mem = '512MB'`;
     for (const i of indexes) await sql.unsafe(i.def);
     say(`built ${indexes.length} indexes in ${((performance.now() - t1) / 1000).toFixed(0)} s`);
-    await sql`INSERT INTO ticket_counts (mode, status, n) SELECT mode, status, count(*) FROM tickets GROUP BY mode, status`;
-    await sql`ALTER TABLE tickets ENABLE TRIGGER tickets_counted`;
-    await sql`INSERT INTO ticket_numbers (mode, last) VALUES ('live', ${1000 + count})`;
+    await sql.unsafe(VIEW_COUNTS_FROM_ROWS);
+    await sql`ALTER TABLE tickets ENABLE TRIGGER tickets_view_counted`;
+    await sql`SELECT setval(${numberSequence('live')}::regclass, ${1000 + count})`;
     await sql`VACUUM ANALYZE tickets`;
   } finally {
     await sql.end();

@@ -296,8 +296,10 @@ export class Database {
    * locks it holds to its end (NOTIFY's, see notify()) are released as soon as the commit is written
    * to the WAL instead of after the fsync, and the next unit's commit can share a flush with it. The
    * unit's end still waits for the disk before anything is acknowledged: a statement sent right
-   * behind the COMMIT (in the same write) writes a WAL message in a transaction of its own that does
-   * wait, and the WAL is flushed in order, so its answer means the unit's commit is on disk too.
+   * behind the COMMIT writes a WAL message in a transaction of its own that does wait, and the WAL is
+   * flushed in order, so its answer means the unit's commit is on disk too. Other sessions can see the
+   * commit until then (about a millisecond) before it is on disk: a crash of the database's machine in
+   * that moment loses a write nobody was told was stored, which another instance may have shown.
    */
   async commitsLater() {
     const unit = currentUnit();

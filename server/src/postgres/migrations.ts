@@ -417,21 +417,27 @@ const MIGRATIONS: Migration[] = [
     // from a create's number to its commit (across a round trip to its server), and the (mode, status)
     // row of ticket_counts behind version 8's per-mode lock, held from the ticket's row to the commit.
     // At 16 concurrent creates PostgreSQL ran 0.1x the JSON store's creates, most of them waiting.
-    //   - A sequence gives numbers without a lock, as API.md decided ("PostgreSQL: a sequence"): they
-    //     stay unique, in creation order and never given again; a create that fails leaves its number
-    //     unused (the counter gave it back).
+    //   - A sequence gives numbers without a lock (the project's API decisions named a sequence for
+    //     PostgreSQL; version 5 chose the counter to leave no gaps): numbers stay unique, in creation
+    //     order and never given again; a create that fails leaves its number unused (the counter gave
+    //     it back).
     //   - The tickets per status are the sums of ticket_view_counts' rows of the first kind (version 12:
     //     every ticket adds one, `waiting` set), which writers append without a lock; ticket_counts,
     //     its trigger and version 8's lock go.
     //   - The views' numbers' trigger (version 12) appends a write's rows of the first kind as they are
     //     when neither side has a mention or a deadline, as a create has neither: its general statement
     //     took 0.2 ms of a create's 0.33 ms INSERT (EXPLAIN ANALYZE).
-    // An instance of an earlier version still running finds neither and its writes fail (500) until it
-    // is restarted on this version, rather than give a number twice or miscount.
+    // An instance of an earlier version still running finds neither: its creates, lists, counts,
+    // reports and search fail (500) until it is restarted on this version, rather than give a number
+    // twice or miscount (docs/deploy.md: stop the older instances first).
     sql: `
       CREATE SEQUENCE ticket_numbers_live AS int MINVALUE 1 START 1001;
       CREATE SEQUENCE ticket_numbers_test AS int MINVALUE 1 START 1001;
-      SELECT setval('ticket_numbers_' || mode, last) FROM ticket_numbers;
+      -- A create of the earlier version that holds the counter's row commits (or not) before this reads it.
+      LOCK TABLE ticket_numbers IN EXCLUSIVE MODE;
+      SELECT setval('ticket_numbers_' || c.mode,
+          GREATEST(c.last, (SELECT coalesce(max(t.number), 0) FROM tickets t WHERE t.mode = c.mode)))
+        FROM ticket_numbers c;
       DROP TABLE ticket_numbers;
       CREATE OR REPLACE FUNCTION ticket_view_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN

@@ -51,3 +51,52 @@ describe('ticket numbers of tickets stored before schema version 5', () => {
     expect((await createTicket(b, {}, b.keys.pkTest)).number).toBe(1002);
   });
 });
+
+describe('the move of ticket numbers to a sequence (schema version 13)', () => {
+  it('waits for a create of the earlier version that holds the counter, and gives its number to no one else', async () => {
+    const a = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
+    cleanup.push(() => a.close());
+    const first = await createTicket(a, { subject: 'first' });
+    const sql = openTestDatabase(a.databaseUrl!);
+    cleanup.push(() => sql.end());
+    // As version 12 left it: the counter at the highest number given, and version 7's per-status
+    // counter (whose counting this test does not read).
+    await sql.unsafe(`
+      DROP SEQUENCE ticket_numbers_live, ticket_numbers_test;
+      CREATE TABLE ticket_numbers (mode text PRIMARY KEY, last int NOT NULL);
+      INSERT INTO ticket_numbers (mode, last) SELECT mode, max(number) FROM tickets GROUP BY mode;
+      CREATE TABLE ticket_counts (mode text NOT NULL, status text NOT NULL, n bigint NOT NULL, PRIMARY KEY (mode, status));
+      CREATE FUNCTION ticket_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+      CREATE TRIGGER tickets_counted AFTER INSERT ON tickets FOR EACH ROW EXECUTE FUNCTION ticket_counts_follow();
+      DELETE FROM schema_migrations WHERE version = 13;
+    `);
+    // An instance of the earlier version in the middle of a create: its number taken, its row written,
+    // not yet committed.
+    const old = await sql.reserve();
+    cleanup.push(async () => old.release());
+    await old`BEGIN`;
+    const [taken] = await old<{ last: number }[]>`UPDATE ticket_numbers SET last = last + 1 RETURNING last`;
+    expect(taken!.last).toBe(first.number + 1);
+    await old`
+      INSERT INTO tickets
+      SELECT r.* FROM tickets t, LATERAL jsonb_populate_record(t,
+        jsonb_build_object('id', 'tkt_createdByTheOldVersion', 'number', ${taken!.last}::int)) r
+      WHERE t.id = ${first.id}`;
+    // The new version starts (and migrates) meanwhile; the old create commits half a second later.
+    const starting = startServer({
+      keys: a.keys,
+      databaseUrl: a.databaseUrl!,
+      env: { TICKETING_SCHEDULER_SECONDS: '0' },
+    });
+    await new Promise((ok) => setTimeout(ok, 500));
+    await old`COMMIT`;
+    const b = await starting;
+    cleanup.push(() => b.close({ keepData: true }));
+    const next = await b.call('POST', '/create', {
+      key: b.keys.sk,
+      json: { name: 'Ada', email: 'ada@example.com', subject: 'after', message: 'After the move.' },
+    });
+    expect(next.status, next.text).toBe(201);
+    expect(next.body.number).toBe(taken!.last + 1);
+  });
+});

@@ -846,15 +846,22 @@ export class PgTicketStore implements TicketStore, FileStore {
     const sql = await this.db.q();
     const order = this.orderBy(sql, context.sort);
     // One row: the page's list views as one array (in the page's order), beside the numbers.
-    const [row] = await sql<({ statuses: Record<string, number>; items: string } & ViewCountsRow)[]>`
-      SELECT k.statuses, ${inbox ? sql`c.*,` : sql``} p.items FROM
-        (SELECT coalesce(jsonb_object_agg(status, n), '{}') AS statuses FROM ${this.perStatusOf(sql)}) k
+    const [row] = await sql<
+      ({ statuses: Record<string, number>; status_rows: number; items: string } & ViewCountsRow)[]
+    >`
+      SELECT k.statuses, k.status_rows, ${inbox ? sql`c.*,` : sql``} p.items FROM
+        (SELECT coalesce(jsonb_object_agg(status, n) FILTER (WHERE n > 0), '{}') AS statuses,
+            coalesce(sum(rows), 0)::int AS status_rows
+          FROM ${this.perStatusOf(sql)}) k
         ${inbox ? sql`CROSS JOIN ${this.viewCountsOf(sql, context, of!, inbox === 'overdue' || inbox === 'due_soon')} c` : sql``}
         CROSS JOIN (SELECT coalesce(json_agg(item ORDER BY ${order}), '[]')::text AS items FROM
           (SELECT item, id, created_at, last_activity_at, due_at, priority_rank FROM tickets
             WHERE ${this.where(sql, filter, context, open)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) q) p`;
     const { statuses, items } = row!;
     this.statusesSeen = statuses;
+    // Rows appended since the last fold, counted in the first kind only: a client that lists by status
+    // and never asks for an inbox view's numbers (viewsOf) still has them folded.
+    if (row!.status_rows > this.folded + COMPACT_AT) void this.compactViewCounts(context.now.slice(0, 10));
     if (inbox) return { page: pageOfJson(items, this.viewsOf(row!, context)[inbox]), statuses };
     const closed = new Set(context.closed);
     let total = 0;
@@ -869,18 +876,19 @@ export class PgTicketStore implements TicketStore, FileStore {
   /** The tickets of each status this mode holds, as the writing transactions left them (perStatusOf). */
   private async perStatus(): Promise<Record<string, number>> {
     const sql = await this.db.q();
-    const rows = await sql<{ status: string; n: number }[]>`SELECT status, n FROM ${this.perStatusOf(sql)}`;
+    const rows = await sql<{ status: string; n: number }[]>`SELECT status, n FROM ${this.perStatusOf(sql)} WHERE n > 0`;
     return (this.statusesSeen = Object.fromEntries(rows.map((r) => [r.status, r.n])));
   }
 
   /**
-   * The tickets of each status (`status`, `n`), as a subquery: the sums of ticket_view_counts' rows of
-   * the first kind (schema 12), to which every ticket adds one (`waiting` set), appended by the writing
-   * transactions without a lock (schema 13).
+   * The tickets of each status (`status`, `n`, 0 for a status whose tickets all moved on) and the rows
+   * summed (`rows`), as a subquery: the sums of ticket_view_counts' rows of the first kind (schema 12),
+   * to which every ticket adds one (`waiting` set), appended by the writing transactions without a
+   * lock (schema 13).
    */
   private perStatusOf(sql: Sql) {
-    return sql`(SELECT status, sum(n)::int AS n FROM ticket_view_counts
-      WHERE mode = ${this.mode} AND waiting IS NOT NULL GROUP BY status HAVING sum(n) > 0) per_status`;
+    return sql`(SELECT status, sum(n)::int AS n, count(*) AS rows FROM ticket_view_counts
+      WHERE mode = ${this.mode} AND waiting IS NOT NULL GROUP BY status) per_status`;
   }
 
   async count(filter: ListFilter, context = NEWEST): Promise<number> {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { signedInAgent } from '../test-support/agents.js';
+import { eventually } from '../test-support/receiver.js';
 import { createTicket, startServer, type TestServer } from '../test-support/server.js';
 import { openTestDatabase } from '../test-support/test-database.js';
 
@@ -278,6 +279,25 @@ describe("the views' index (schema version 10)", () => {
 });
 
 describe("the views' numbers kept by a trigger (schema version 12)", () => {
+  it('are folded by lists by status alone, for a client that never asks an inbox view or /counts (schema 13)', async () => {
+    const s = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
+    cleanup.push(() => s.close());
+    for (let i = 0; i < 3; i++) await createTicket(s, { subject: `kept ${i}` });
+    const sql = openTestDatabase(s.databaseUrl!);
+    cleanup.push(() => sql.end());
+    // 400 writes' worth of rows, each +1 and -1 of a status moved back and forth: the sums stay.
+    await sql`
+      INSERT INTO ticket_view_counts (mode, status, agent_id, waiting, n)
+      SELECT 'live', 'pending', NULL, false, CASE WHEN i % 2 = 0 THEN 1 ELSE -1 END FROM generate_series(1, 800) AS i`;
+    const rows = async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ticket_view_counts`)[0]!.n;
+    expect(await rows()).toBeGreaterThan(800);
+    const open = await s.call('GET', '/list?status=open');
+    expect([open.status, open.body.total]).toEqual([200, 3]);
+    await eventually(async () => (await rows()) < 10, 5000, 'the rows to be folded');
+    expect((await s.call('GET', '/list?status=open')).body.total).toBe(3);
+    expect(await kept(sql)).toEqual(['live open 3']);
+  });
+
   it('stay exact under crossing writes on two instances, folded while they run, at every time of day', async () => {
     // One clock for both instances, moved by the test: deadlines fall on several days (UTC).
     let now = new Date('2026-11-20T09:00:00.000Z');
