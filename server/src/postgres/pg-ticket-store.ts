@@ -859,9 +859,9 @@ export class PgTicketStore implements TicketStore, FileStore {
             WHERE ${this.where(sql, filter, context, open)} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) q) p`;
     const { statuses, items } = row!;
     this.statusesSeen = statuses;
-    // Rows appended since the last fold, counted in the first kind only: a client that lists by status
-    // and never asks for an inbox view's numbers (viewsOf) still has them folded.
-    if (row!.status_rows > this.folded + COMPACT_AT) void this.compactViewCounts(context.now.slice(0, 10));
+    // Counted in the first kind only: a client that lists by status and never asks for an inbox view's
+    // numbers (viewsOf) still has them folded.
+    this.foldIfMany(row!.status_rows, context);
     if (inbox) return { page: pageOfJson(items, this.viewsOf(row!, context)[inbox]), statuses };
     const closed = new Set(context.closed);
     let total = 0;
@@ -937,7 +937,7 @@ export class PgTicketStore implements TicketStore, FileStore {
     v: ViewCountsRow,
     context: ListContext,
   ): Pick<Counts['views'], 'needs_reply' | 'snoozed' | 'unassigned' | 'mine' | 'mentions' | 'overdue' | 'due_soon'> {
-    if (v.rows > this.folded + COMPACT_AT) void this.compactViewCounts(context.now.slice(0, 10));
+    this.foldIfMany(v.rows, context);
     return {
       needs_reply: v.waiting - v.snoozed_waiting,
       snoozed: v.snoozed,
@@ -947,6 +947,11 @@ export class PgTicketStore implements TicketStore, FileStore {
       overdue: v.overdue_before + v.overdue_today,
       due_soon: v.soon,
     };
+  }
+
+  /** Folds ticket_view_counts (in the background) once `rows` of them are COMPACT_AT past the last fold's. */
+  private foldIfMany(rows: number, context: ListContext) {
+    if (rows > this.folded + COMPACT_AT) void this.compactViewCounts(context.now.slice(0, 10));
   }
 
   /**
