@@ -63,7 +63,11 @@ export async function openPostgresStores(
       liveBus,
       probe: () => db.probe(),
       location: redactedUrl(config.url),
-      listening: () => vacuum.start(),
+      listening: () => {
+        vacuum.start();
+        live.countWords();
+        test.countWords();
+      },
       async close() {
         await vacuum.close();
         await leadership.close();

@@ -30,6 +30,10 @@ export class SearchWordStats {
   /**
    * Counts the words of about SAMPLE tickets of the mode: every ticket when there are no more, else
    * whole table pages at random (TABLESAMPLE SYSTEM: at a million tickets about 1,000 pages).
+   * PostgreSQL's ts_stat counts them (180 ms at a million tickets; unnest with GROUP BY took 1.0 s
+   * for the same 57,000 words, and the first search after a start waited for it). ts_stat runs the
+   * query it is given as text: the mode goes in through format's %L, and REPEATABLE gives the count of
+   * sampled tickets beside it the same pages.
    */
   static async sample(sql: Sql, mode: KeyMode): Promise<SearchWordStats> {
     const at = Date.now();
@@ -38,15 +42,12 @@ export class SearchWordStats {
     const tickets = count?.n ?? 0;
     // (A mode's rows are a share of the table's pages; the percentage is of the mode's tickets, so a
     // small mode beside a large one reads its rows by the index instead.)
-    const sampled =
-      tickets <= SAMPLE
-        ? sql`SELECT search_doc FROM tickets WHERE mode = ${mode} AND search_doc IS NOT NULL`
-        : sql`SELECT search_doc FROM tickets TABLESAMPLE SYSTEM (${(100 * SAMPLE) / tickets})
-            WHERE mode = ${mode} AND search_doc IS NOT NULL`;
+    const pages = tickets <= SAMPLE ? '' : `TABLESAMPLE SYSTEM (${(100 * SAMPLE) / tickets}) REPEATABLE (${at % 1e9})`;
+    const from = `FROM tickets ${pages} WHERE mode = %L AND search_doc IS NOT NULL`;
     const rows = await sql<{ word: string; n: number; docs: number }[]>`
-      WITH s AS MATERIALIZED (${sampled})
-      SELECT w.lexeme AS word, count(*)::int AS n, (SELECT count(*) FROM s)::int AS docs
-      FROM s CROSS JOIN unnest(s.search_doc) AS w GROUP BY w.lexeme`;
+      SELECT word, ndoc AS n, (SELECT count(*)::int FROM tickets ${sql.unsafe(pages)}
+          WHERE mode = ${mode} AND search_doc IS NOT NULL) AS docs
+      FROM ts_stat(format(${`SELECT search_doc ${from}`}, ${mode}::text))`;
     const docs = rows[0]?.docs ?? 0;
     rows.sort((a, b) => (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
     const counts = new Float64Array(rows.length + 1);
