@@ -45,6 +45,18 @@ const PROBE_ANSWER_MS = 2000;
  * caught sooner by the watchdog (postgres/answer-watchdog.ts).
  */
 const KEEPALIVE_S = 10;
+/**
+ * The same on the database's side of each connection (settings of the session, sent when it opens):
+ * PostgreSQL probes after KEEPALIVE_S of quiet, every 5 s, and ends the session after 3 unanswered
+ * probes. A session whose instance's machine is gone (powered off, failed over, cut off) then ends
+ * within about 25 s, and with it what it held: the scheduler's lead (pg-leadership.ts), which every
+ * other instance would otherwise wait for until the kernel's default, two hours and more.
+ */
+const DATABASE_KEEPALIVE = {
+  tcp_keepalives_idle: KEEPALIVE_S,
+  tcp_keepalives_interval: 5,
+  tcp_keepalives_count: 3,
+};
 
 const REASONS: Record<string, string> = {
   ECONNREFUSED: 'nothing listens at that address (connection refused)',
@@ -144,6 +156,7 @@ export class Database {
         ...(watchdog.hooks as object),
         onnotice: () => {},
         connection: {
+          ...DATABASE_KEEPALIVE,
           application_name: options.applicationName ?? 'ticketing',
           statement_timeout: config.statementTimeoutMs,
           // A transaction left open by a stuck request must not hold its row locks for ever.
@@ -199,7 +212,7 @@ export class Database {
       backoff: BACKOFF,
       keep_alive: KEEPALIVE_S,
       onnotice: () => {},
-      connection: { application_name: applicationName },
+      connection: { ...DATABASE_KEEPALIVE, application_name: applicationName },
     });
   }
 
@@ -220,7 +233,7 @@ export class Database {
       keep_alive: KEEPALIVE_S,
       max_lifetime: null,
       onnotice: () => {},
-      connection: { application_name: applicationName },
+      connection: { ...DATABASE_KEEPALIVE, application_name: applicationName },
       // Not in the driver's types: what its own listen() passes (src/index.js), and the watchdog's hooks.
       ...({ onnotify: events.onnotify, ...this.watchdog.hooks } as object),
       onclose: events.onclose,

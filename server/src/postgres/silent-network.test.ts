@@ -272,9 +272,58 @@ describe('a silent network to PostgreSQL', () => {
   });
 });
 
+describe("an instance's machine gone for good", () => {
+  it("is noticed by the database within half a minute on each of the instance's connections, the scheduler's lead included", async () => {
+    // What is tested is the database's side: PostgreSQL probes each session after 10 s of quiet (the
+    // kernel's default is two hours), so the session of a leader whose machine is gone ends and frees
+    // the lead. (Dropping the probes' answers would take a firewall this machine does not have.)
+    const s = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '1' } });
+    cleanup.push(() => s.close());
+    const sql = postgres(s.databaseUrl!, { max: 1, onnotice: () => {} });
+    cleanup.push(() => sql.end());
+    const sessions = () => sql<{ app: string; port: number }[]>`
+      SELECT application_name AS app, client_port AS port FROM pg_stat_activity
+      WHERE datname = current_database() AND client_port IS NOT NULL`;
+    await eventually(
+      async () => (await sessions()).some((r) => r.app === 'ticketing-scheduler'),
+      10_000,
+      "the scheduler's connection",
+    );
+    const databasePort = new URL(s.databaseUrl!).port;
+    const timers = new Map<string, number[]>();
+    for (const r of await sessions())
+      timers.set(r.app, [...(timers.get(r.app) ?? []), ...databaseSideKeepalive(databasePort, r.port)]);
+    // The test's own connection sets nothing: the kernel's default, which the instance's replace.
+    expect(Math.min(...timers.get('postgres.js')!)).toBeGreaterThan(60);
+    for (const app of ['ticketing', 'ticketing-scheduler', 'ticketing-changes']) {
+      expect(timers.get(app), app).toBeDefined();
+      expect(Math.max(...timers.get(app)!), app).toBeLessThanOrEqual(10);
+    }
+  });
+});
+
+/** The seconds left on the keepalive timer of the database's side of the connection from `clientPort` (`ss`). */
+function databaseSideKeepalive(databasePort: string, clientPort: number): number[] {
+  const out = execFileSync('ss', [
+    '-tnoH',
+    'state',
+    'established',
+    'src',
+    `127.0.0.1:${databasePort}`,
+    'dst',
+    `127.0.0.1:${clientPort}`,
+  ]).toString();
+  return timerSeconds(out);
+}
+
 /** The seconds left on the keepalive timer of each established connection to `port` on loopback (`ss`). */
 function keepaliveSeconds(port: string): number[] {
   const out = execFileSync('ss', ['-tnoH', 'state', 'established', 'dst', `127.0.0.1:${port}`]).toString();
+  return timerSeconds(out);
+}
+
+/** The keepalive timers in `ss -o` lines, in seconds. */
+function timerSeconds(out: string): number[] {
   return [...out.matchAll(/timer:\(keepalive,(?:(\d+)min)?(?:([\d.]+)sec)?(?:(\d+)ms)?/g)].map(
     ([, min, sec, ms]) => Number(min ?? 0) * 60 + Number(sec ?? 0) + Number(ms ?? 0) / 1000,
   );
