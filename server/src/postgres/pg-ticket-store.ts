@@ -902,6 +902,12 @@ export class PgTicketStore implements TicketStore, FileStore {
   }
 
   async count(filter: ListFilter, context = NEWEST): Promise<number> {
+    // All the mode's tickets, or one status's (the start's log line, a status about to be removed):
+    // the kept sums, not a pass over the rows (250 ms at a million tickets, at every start).
+    if (Object.entries(filter).every(([k, v]) => k === 'status' || v === undefined)) {
+      const per = await this.perStatus();
+      return filter.status === undefined ? Object.values(per).reduce((a, b) => a + b, 0) : (per[filter.status] ?? 0);
+    }
     const open = await this.openStatuses(filter, context);
     const sql = await this.db.q();
     const [row] = await sql<{ n: number }[]>`
