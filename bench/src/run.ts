@@ -659,7 +659,9 @@ async function pgMillion() {
     // once its port is open (before, the first searches waited for that count: the p99 of the
     // search run below was about 1.5 s of it).
     const searched = performance.now();
-    await fetch(`${t.url}/v1/search?q=teapot&limit=25`, { headers: SK }).then((r) => r.arrayBuffer());
+    const firstSearch = await fetch(`${t.url}/v1/search?q=teapot&limit=25`, { headers: SK });
+    await firstSearch.arrayBuffer();
+    if (!firstSearch.ok) throw new Error(`the first search answered ${firstSearch.status}`);
     const firstSearchMs = performance.now() - searched;
     await new Promise((r) => setTimeout(r, 500));
     const rss = t.rssMb();

@@ -906,7 +906,9 @@ export class PgTicketStore implements TicketStore, FileStore {
     // the kept sums, not a pass over the rows (250 ms at a million tickets, at every start).
     if (Object.entries(filter).every(([k, v]) => k === 'status' || v === undefined)) {
       const per = await this.perStatus();
-      return filter.status === undefined ? Object.values(per).reduce((a, b) => a + b, 0) : (per[filter.status] ?? 0);
+      // (Object.hasOwn: a status may be named like an Object method, `constructor`.)
+      if (filter.status === undefined) return Object.values(per).reduce((a, b) => a + b, 0);
+      return Object.hasOwn(per, filter.status) ? per[filter.status]! : 0;
     }
     const open = await this.openStatuses(filter, context);
     const sql = await this.db.q();

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { pgRelay } from '../test-support/pg-relay.js';
+import { eventually } from '../test-support/receiver.js';
 import { createTicket, startServer } from '../test-support/server.js';
 import { openTestDatabase } from '../test-support/test-database.js';
 import { SearchWordStats } from './search-stats.js';
@@ -44,5 +46,34 @@ describe('the words counted for search on PostgreSQL', () => {
     expect(large.matches('quokka')).toBeGreaterThan(1201 * 0.9);
     expect(large.matches('quokka')).toBeLessThan(1201 * 1.1);
     expect(large.matches('zebra')).toBe(0);
+
+    // Test mode grows to 5,103 tickets beside 6,005 live ones: a minority of the table, whose share of
+    // random pages would be most of them; its newest 5,000 are read instead, and scaled.
+    await sql`
+      INSERT INTO tickets SELECT (jsonb_populate_record(t, jsonb_build_object('id', 'tkt_test' || g || t.number, 'number', 200000 + g * 10 + t.number % 10))).*
+      FROM tickets t, generate_series(1, 1700) g WHERE t.mode = 'test'`;
+    const minority = await SearchWordStats.sample(sql, 'test');
+    expect(minority.tickets).toBe(5103);
+    expect(minority.matches('quokka')).toBeGreaterThan(5103 * 0.9);
+    expect(minority.matches('quokka')).toBeLessThan(5103 * 1.1);
+    expect(minority.matches('kettle')).toBe(0);
+  });
+
+  it('are counted once the port is open, before any search', async () => {
+    const first = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
+    cleanup.push(() => first.close({ keepData: true }));
+    await createTicket(first, { subject: 'Kettle leaks' }, first.keys.sk);
+    const relay = await pgRelay(first.databaseUrl!);
+    cleanup.push(() => new Promise((ok) => relay.server.close(ok)));
+    const s = await startServer({
+      env: { TICKETING_SCHEDULER_SECONDS: '0' },
+      keys: first.keys,
+      databaseUrl: relay.url,
+    });
+    cleanup.push(() => s.close({ keepData: true }));
+    // No search was asked: the words are counted all the same, so the first search need not wait.
+    await eventually(() => relay.said('ts_stat'), 5000, 'the words counted');
+    const found = await s.call('GET', '/search?q=kettle');
+    expect(found.body).toMatchObject({ total: 1 });
   });
 });

@@ -10,7 +10,8 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
  * (a firewall that drops packets, a failover that leaves the old address black-holed), new
  * connections included; `thaw()` forwards what was held, in order, and lets bytes pass again.
  * `freeze(port)` and `thaw(port)` do the same to the one connection PostgreSQL sees on that port;
- * `ports()` lists the connections' ports.
+ * `ports()` lists the connections' ports; `said(text)` tells whether a client has sent `text` (a
+ * statement's words) on any connection.
  */
 export async function pgRelay(
   target: string,
@@ -22,10 +23,12 @@ export async function pgRelay(
   freeze: (port?: number) => void;
   thaw: (port?: number) => void;
   ports: () => number[];
+  said: (text: string) => boolean;
   server: Server;
 }> {
   const to = new URL(target);
   let turns = 0;
+  let sent = ''; // what clients sent, as text, for said()
   let held: [Socket, Buffer][] | undefined; // while frozen: what would have been written, in order
   const heldOf = new Map<number, [Socket, Buffer][]>(); // the same for one frozen connection, by its port
   const send = (to: Socket, chunk: Buffer, port?: number) => {
@@ -41,6 +44,7 @@ export async function pgRelay(
     let delayMs = 0;
     client.on('data', (chunk) => {
       if (options.listenersDelayMs && /\blisten\b/i.test(chunk.toString('latin1'))) delayMs = options.listenersDelayMs;
+      sent += chunk.toString('latin1');
       if (answered) turns++;
       answered = false;
       send(db, chunk, db.localPort);
@@ -72,5 +76,6 @@ export async function pgRelay(
     for (const [to, chunk] of writes) send(to, chunk, port);
   };
   const ports = () => [...pairs.keys()];
-  return { url: relayed.toString(), turns: () => turns, cut, freeze, thaw, ports, server };
+  const said = (text: string) => sent.includes(text);
+  return { url: relayed.toString(), turns: () => turns, cut, freeze, thaw, ports, said, server };
 }
