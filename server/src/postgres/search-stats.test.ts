@@ -24,6 +24,11 @@ describe('the words counted for search on PostgreSQL', () => {
     for (let i = 0; i < 3; i++) await createTicket(s, { subject: 'Quokka in test mode' }, s.keys.skTest);
     const sql = openTestDatabase(s.databaseUrl!);
     cleanup.push(() => sql.end());
+    /** `times` copies of each ticket of `mode` (the trigger counts them), numbered from `from` on. */
+    const copies = (mode: string, times: number, from: number) => sql`
+      INSERT INTO tickets SELECT (jsonb_populate_record(t, jsonb_build_object(
+          'id', 'tkt_' || mode || g || t.number, 'number', ${from} + g * 10 + t.number % 10))).*
+      FROM tickets t, generate_series(1, ${times}) g WHERE t.mode = ${mode}`;
 
     const small = await SearchWordStats.sample(sql, 'live');
     expect(small.tickets).toBe(5);
@@ -34,9 +39,7 @@ describe('the words counted for search on PostgreSQL', () => {
 
     // 6,000 tickets more, copies of the five (the trigger counts them in ticket_view_counts): over the
     // 5,000 counted whole, so pages are sampled and the counts scaled by tickets per sampled ticket.
-    await sql`
-      INSERT INTO tickets SELECT (jsonb_populate_record(t, jsonb_build_object('id', 'tkt_copy' || g || t.number, 'number', 100000 + g * 10 + t.number % 10))).*
-      FROM tickets t, generate_series(1, 1200) g WHERE t.mode = 'live'`;
+    await copies('live', 1200, 100000);
     const large = await SearchWordStats.sample(sql, 'live');
     expect(large.tickets).toBe(6005);
     // 3,603 tickets hold a kettle word and 1,201 quokka; a sample of most of the pages, scaled, is
@@ -49,9 +52,7 @@ describe('the words counted for search on PostgreSQL', () => {
 
     // Test mode grows to 5,103 tickets beside 6,005 live ones: a minority of the table, whose share of
     // random pages would be most of them; its newest 5,000 are read instead, and scaled.
-    await sql`
-      INSERT INTO tickets SELECT (jsonb_populate_record(t, jsonb_build_object('id', 'tkt_test' || g || t.number, 'number', 200000 + g * 10 + t.number % 10))).*
-      FROM tickets t, generate_series(1, 1700) g WHERE t.mode = 'test'`;
+    await copies('test', 1700, 200000);
     const minority = await SearchWordStats.sample(sql, 'test');
     expect(minority.tickets).toBe(5103);
     expect(minority.matches('quokka')).toBeGreaterThan(5103 * 0.9);
