@@ -171,6 +171,14 @@ describe('tickets per status (schema versions 7 and 13)', () => {
     const removed = await s.call('POST', '/admin?r=statuses', { json: { statuses } });
     expect([removed.status, removed.body.error?.code]).toEqual([409, 'status_in_use']);
     expect(removed.body.error.message).toContain('pending');
+    // A status named like an Object method holds no ticket: it is removed (409 when its count was read
+    // off the object's prototype).
+    const all = (await s.call('GET', '/admin?r=statuses')).body.statuses as object[];
+    const added = await s.call('POST', '/admin?r=statuses', {
+      json: { statuses: [...all, { id: 'constructor', name: 'Odd' }] },
+    });
+    expect(added.status).toBe(200);
+    expect((await s.call('POST', '/admin?r=statuses', { json: { statuses: all } })).status).toBe(200);
   });
 });
 
