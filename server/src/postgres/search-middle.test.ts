@@ -69,4 +69,26 @@ describe('search of a middle-band word on PostgreSQL', () => {
     const both = await s.call('GET', '/search?q=kettle%20quok');
     expect(both.body).toMatchObject({ total: 1, data: [{ id: oldest.id }] });
   });
+
+  it('is found whole by an instance whose word counts were taken when the database was young', async () => {
+    const first = await startServer({ env: { TICKETING_RATE_LIMIT: 'off', TICKETING_SCHEDULER_SECONDS: '0' } });
+    cleanup.push(() => first.close({ keepData: true }));
+    const oldest = await createTicket(first, { subject: 'Wobbly quokka lid' }, first.keys.sk);
+    // This instance counts the words at its start: one ticket, which holds "quokka" (all of them).
+    const s = await startServer({
+      env: { TICKETING_RATE_LIMIT: 'off', TICKETING_SCHEDULER_SECONDS: '0' },
+      keys: first.keys,
+      databaseUrl: first.databaseUrl!,
+    });
+    cleanup.push(() => s.close({ keepData: true }));
+    expect((await s.call('GET', '/search?q=quokka')).body.total).toBe(1);
+    await fill(s.databaseUrl!, oldest.id, 5200, oldest.created_at);
+    await new Promise((r) => setTimeout(r, 700));
+    for (let i = 0; i < 10; i++) await createTicket(s, { subject: `Quokka mug ${i}` }, s.keys.sk);
+    // Counts that young are not counted again before a hundred writes (or five minutes): held as they
+    // are, they must not send the word to the walk of the newest 5,000, which misses the oldest ticket.
+    const found = await s.call('GET', '/search?q=quokka&limit=100');
+    expect(found.body.total).toBe(11);
+    expect((found.body.data as { id: string }[]).at(-1)!.id).toBe(oldest.id);
+  });
 });
