@@ -64,7 +64,7 @@ describe('the words counted for search on PostgreSQL', () => {
     const first = await startServer({ env: { TICKETING_SCHEDULER_SECONDS: '0' } });
     cleanup.push(() => first.close({ keepData: true }));
     await createTicket(first, { subject: 'Kettle leaks' }, first.keys.sk);
-    const relay = await pgRelay(first.databaseUrl!);
+    const relay = await pgRelay(first.databaseUrl!, { record: true });
     cleanup.push(() => new Promise((ok) => relay.server.close(ok)));
     const s = await startServer({
       env: { TICKETING_SCHEDULER_SECONDS: '0' },

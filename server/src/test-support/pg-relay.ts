@@ -10,12 +10,12 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
  * (a firewall that drops packets, a failover that leaves the old address black-holed), new
  * connections included; `thaw()` forwards what was held, in order, and lets bytes pass again.
  * `freeze(port)` and `thaw(port)` do the same to the one connection PostgreSQL sees on that port;
- * `ports()` lists the connections' ports; `said(text)` tells whether a client has sent `text` (a
- * statement's words) on any connection.
+ * `ports()` lists the connections' ports. With `record`, `said(text)` tells whether a client has sent
+ * `text` (a statement's words) on any connection (without it nothing is kept, and it says false).
  */
 export async function pgRelay(
   target: string,
-  options: { listenersDelayMs?: number } = {},
+  options: { listenersDelayMs?: number; record?: boolean } = {},
 ): Promise<{
   url: string;
   turns: () => number;
@@ -28,7 +28,7 @@ export async function pgRelay(
 }> {
   const to = new URL(target);
   let turns = 0;
-  let sent = ''; // what clients sent, as text, for said()
+  let sent = ''; // what clients sent, as text, for said() (with `record`)
   let held: [Socket, Buffer][] | undefined; // while frozen: what would have been written, in order
   const heldOf = new Map<number, [Socket, Buffer][]>(); // the same for one frozen connection, by its port
   const send = (to: Socket, chunk: Buffer, port?: number) => {
@@ -44,7 +44,7 @@ export async function pgRelay(
     let delayMs = 0;
     client.on('data', (chunk) => {
       if (options.listenersDelayMs && /\blisten\b/i.test(chunk.toString('latin1'))) delayMs = options.listenersDelayMs;
-      sent += chunk.toString('latin1');
+      if (options.record) sent += chunk.toString('latin1');
       if (answered) turns++;
       answered = false;
       send(db, chunk, db.localPort);
