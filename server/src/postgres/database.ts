@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -24,6 +25,47 @@ export function redactedUrl(url: string): string {
 // Failures worth waiting out while a database comes up (a container starting beside this one):
 // every "cannot be reached" of store/unavailable.ts.
 const transient = (err: unknown) => unavailableStore(err) === 'database';
+
+/**
+ * Whether the URL leads to a pooler that hands one PostgreSQL session to several connections in turn
+ * (PgBouncer's pool_mode = transaction). Behind one, what this server keeps in a session belongs to
+ * whichever connection comes next: another instance's change notices reach nobody (so a ticket held
+ * in memory would be served after another instance changed it), two instances can both hold the
+ * scheduler's lock, and a prepared statement is missing on the next session. Found by a setting made
+ * for the session on one connection, which that connection must still have at its next statement (a
+ * pooler taking turns gives it another session), and a second connection, inside a transaction, must
+ * not see (a pooler that gives the session released last gives it the first's).
+ */
+async function sessionsShared(sql: Sql): Promise<boolean> {
+  const token = randomBytes(8).toString('hex');
+  const first = await sql.reserve();
+  const second = await sql.reserve().catch((err: unknown) => {
+    first.release();
+    throw err;
+  });
+  // Unprepared statements (unsafe's default): a shared session may hold another connection's prepared ones.
+  const seen = async (c: postgres.ReservedSql) =>
+    (await c.unsafe<{ seen: string | null }[]>(`SELECT current_setting('ticketing.session_check', true) AS seen`))[0]!
+      .seen;
+  try {
+    await first.unsafe(`SELECT set_config('ticketing.session_check', $1, false)`, [token]);
+    if ((await seen(first)) !== token) return true;
+    try {
+      await second.unsafe('BEGIN');
+    } catch {
+      // PgBouncer in statement mode ends a connection that opens a transaction; a database that went
+      // away fails the next statement too (and that failure is what the caller sees).
+      await sql`select 1`;
+      return true;
+    }
+    const other = await seen(second);
+    return other === token || (await seen(first)) !== token;
+  } finally {
+    await second.unsafe('ROLLBACK').catch(() => {});
+    first.release();
+    second.release();
+  }
+}
 
 /** How long a statement may wait for a connection, and /ready for the database's answer. */
 const CONNECT_TIMEOUT_S = 2;
@@ -173,6 +215,7 @@ export class Database {
     for (let attempt = 1; ; attempt++) {
       try {
         await sql`select 1`;
+        if (await sessionsShared(sql)) break;
         db = new Database(sql, config.url, config, options.logger, watchdog);
         // The watchdog's connection opens now: connecting (and authenticating) when a statement is
         // already suspect would take part of the ask's bound on a loaded machine.
@@ -201,6 +244,16 @@ export class Database {
         await sleep(1000);
       }
     }
+    // Only a pooler sharing sessions leaves the loop.
+    watchdog.close();
+    await sql.end({ timeout: 0 }).catch(() => {});
+    throw new StartupError(
+      `Could not start: the database at ${where} is reached through a pooler that shares each PostgreSQL session ` +
+        'between connections (PgBouncer with pool_mode = transaction or statement).',
+      "Ticketing needs a session per connection: it listens for the other instances' changes (LISTEN), holds the " +
+        "scheduler's lead (an advisory lock) and prepares its statements. Set pool_mode = session for its " +
+        'database in pgbouncer.ini, or point TICKETING_DATABASE_URL at PostgreSQL itself.',
+    );
   }
 
   /** A connection of its own beside the pool, for what holds a session (leadership, migrations' lock). */

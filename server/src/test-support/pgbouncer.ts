@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './smtp.js';
+
+const PGBOUNCER = '/usr/sbin/pgbouncer';
+
+/** The settings the server sends when it connects, which PgBouncer is told to let through (docs/deploy.md). */
+const IGNORED = [
+  'statement_timeout',
+  'idle_in_transaction_session_timeout',
+  'tcp_keepalives_idle',
+  'tcp_keepalives_interval',
+  'tcp_keepalives_count',
+];
+
+export interface TestPgBouncer {
+  /** postgres://… of the database through the pooler, with the database's own user and password. */
+  url: string;
+  /** What PgBouncer logged (to stderr). */
+  log(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Debian's PgBouncer on a free loopback port in front of one database, with a throwaway
+ * configuration: `pool_mode` and any other line of its [pgbouncer] section as given. PgBouncer
+ * refuses to run as root: as root it runs as nobody.
+ */
+export async function startPgBouncer(databaseUrl: string, settings: Record<string, string>): Promise<TestPgBouncer> {
+  const target = new URL(databaseUrl);
+  const user = decodeURIComponent(target.username);
+  const password = decodeURIComponent(target.password);
+  const database = target.pathname.slice(1);
+  const dir = await mkdtemp(join(tmpdir(), 'ticketing-pgbouncer-'));
+  await chmod(dir, 0o755);
+  const port = await freePort();
+  await writeFile(join(dir, 'users.txt'), `"${user}" "${password}"\n`, { mode: 0o644 });
+  const lines = {
+    listen_addr: '127.0.0.1',
+    listen_port: String(port),
+    unix_socket_dir: '',
+    auth_type: 'plain',
+    auth_file: join(dir, 'users.txt'),
+    max_client_conn: '500',
+    ignore_startup_parameters: IGNORED.join(','),
+    ...settings,
+  };
+  await writeFile(
+    join(dir, 'pgbouncer.ini'),
+    `[databases]\n${database} = host=${target.hostname} port=${target.port} dbname=${database}\n` +
+      `[pgbouncer]\n${Object.entries(lines)
+        .map(([k, v]) => `${k} = ${v}`)
+        .join('\n')}\n`,
+    { mode: 0o644 },
+  );
+  const args = process.getuid?.() === 0 ? ['-u', 'nobody'] : [];
+  const proc = spawn(PGBOUNCER, [...args, join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  proc.stderr!.on('data', (c: Buffer) => (log += c.toString()));
+  for (let i = 0; ; i++) {
+    if (proc.exitCode !== null) throw new Error(`pgbouncer exited with ${proc.exitCode}: ${log}`);
+    const up = await new Promise<boolean>((done) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.destroy();
+        done(true);
+      });
+      s.on('error', () => done(false));
+    });
+    if (up) break;
+    if (i === 250) throw new Error(`pgbouncer did not start listening: ${log}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const through = new URL(databaseUrl);
+  through.hostname = '127.0.0.1';
+  through.port = String(port);
+  return {
+    url: through.toString(),
+    log: () => log,
+    async close() {
+      if (proc.exitCode === null) {
+        const exited = new Promise((ok) => proc.once('exit', ok));
+        proc.kill('SIGTERM');
+        await exited;
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
