@@ -28,16 +28,17 @@ const transient = (err: unknown) => unavailableStore(err) === 'database';
 
 /**
  * Whether the URL leads to a pooler that hands one PostgreSQL session to several connections in turn
- * (PgBouncer's pool_mode = transaction). Behind one, what this server keeps in a session belongs to
- * whichever connection comes next: another instance's change notices reach nobody (so a ticket held
- * in memory would be served after another instance changed it), two instances can both hold the
- * scheduler's lock, and a prepared statement is missing on the next session. Found by a setting made
- * for the session on one connection, which that connection must still have at its next statement (a
- * pooler taking turns gives it another session), and a second connection, inside a transaction, must
- * not see (a pooler that gives the session released last gives it the first's).
+ * (PgBouncer's pool_mode = transaction or statement). Behind one, what this server keeps in a session
+ * belongs to whichever connection comes next: another instance's change notices reach nobody (so a
+ * ticket held in memory would be served after another instance changed it), two instances can both
+ * hold the scheduler's lock, and a prepared statement is missing on the next session. Found by a
+ * setting made for the session on one connection, which that connection must still have at its next
+ * statement (a pooler taking turns gives it another session) and a second connection must not see (a
+ * pooler that gives the session released last, or has one, gives it the first's). Three rounds: another
+ * client of the pooler may take a session in between. Checked when an instance starts, not after: a
+ * pooler switched to transaction pooling under running instances is not noticed.
  */
 async function sessionsShared(sql: Sql): Promise<boolean> {
-  const token = randomBytes(8).toString('hex');
   const first = await sql.reserve();
   const second = await sql.reserve().catch((err: unknown) => {
     first.release();
@@ -48,20 +49,13 @@ async function sessionsShared(sql: Sql): Promise<boolean> {
     (await c.unsafe<{ seen: string | null }[]>(`SELECT current_setting('ticketing.session_check', true) AS seen`))[0]!
       .seen;
   try {
-    await first.unsafe(`SELECT set_config('ticketing.session_check', $1, false)`, [token]);
-    if ((await seen(first)) !== token) return true;
-    try {
-      await second.unsafe('BEGIN');
-    } catch {
-      // PgBouncer in statement mode ends a connection that opens a transaction; a database that went
-      // away fails the next statement too (and that failure is what the caller sees).
-      await sql`select 1`;
-      return true;
+    for (let round = 0; round < 3; round++) {
+      const token = randomBytes(8).toString('hex');
+      await first.unsafe(`SELECT set_config('ticketing.session_check', $1, false)`, [token]);
+      if ((await seen(first)) !== token || (await seen(second)) === token || (await seen(first)) !== token) return true;
     }
-    const other = await seen(second);
-    return other === token || (await seen(first)) !== token;
+    return false;
   } finally {
-    await second.unsafe('ROLLBACK').catch(() => {});
     first.release();
     second.release();
   }
@@ -99,6 +93,17 @@ const DATABASE_KEEPALIVE = {
   tcp_keepalives_interval: 5,
   tcp_keepalives_count: 3,
 };
+
+/**
+ * The settings the pool's connections send when they open (the others send the keepalive ones):
+ * PgBouncer must be told to let them through (docs/deploy.md).
+ */
+export const sentAtConnect = (statementTimeoutMs: number) => ({
+  ...DATABASE_KEEPALIVE,
+  statement_timeout: statementTimeoutMs,
+  // A transaction left open by a stuck request must not hold its row locks for ever.
+  idle_in_transaction_session_timeout: Math.max(statementTimeoutMs * 4, 60_000),
+});
 
 const REASONS: Record<string, string> = {
   ECONNREFUSED: 'nothing listens at that address (connection refused)',
@@ -198,11 +203,8 @@ export class Database {
         ...(watchdog.hooks as object),
         onnotice: () => {},
         connection: {
-          ...DATABASE_KEEPALIVE,
+          ...sentAtConnect(config.statementTimeoutMs),
           application_name: options.applicationName ?? 'ticketing',
-          statement_timeout: config.statementTimeoutMs,
-          // A transaction left open by a stuck request must not hold its row locks for ever.
-          idle_in_transaction_session_timeout: Math.max(config.statementTimeoutMs * 4, 60_000),
         },
       });
     } catch (err) {
@@ -252,7 +254,7 @@ export class Database {
         'between connections (PgBouncer with pool_mode = transaction or statement).',
       "Ticketing needs a session per connection: it listens for the other instances' changes (LISTEN), holds the " +
         "scheduler's lead (an advisory lock) and prepares its statements. Set pool_mode = session for its " +
-        'database in pgbouncer.ini, or point TICKETING_DATABASE_URL at PostgreSQL itself.',
+        "database in pgbouncer.ini (or your pooler's equivalent), or point TICKETING_DATABASE_URL at PostgreSQL itself.",
     );
   }
 

@@ -3,7 +3,7 @@ import type { Database, Sql } from './database.js';
 import type { PgRateLimiter } from './pg-rate-limiter.js';
 
 // pg_try_advisory_lock(int, int): the pair names "the scheduler's lead" among this database's locks.
-const LOCK = [7_341_020, 18] as const;
+export const LOCK = [7_341_020, 18] as const;
 
 /**
  * The scheduler's lead as a session advisory lock, held on a connection of its own. When the leader's

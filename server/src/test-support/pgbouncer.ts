@@ -1,20 +1,16 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sentAtConnect } from '../postgres/database.js';
+import { NOBODY } from './other-user.js';
 import { freePort } from './smtp.js';
 
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 
 /** The settings the server sends when it connects, which PgBouncer is told to let through (docs/deploy.md). */
-const IGNORED = [
-  'statement_timeout',
-  'idle_in_transaction_session_timeout',
-  'tcp_keepalives_idle',
-  'tcp_keepalives_interval',
-  'tcp_keepalives_count',
-];
+const IGNORED = Object.keys(sentAtConnect(0));
 
 export interface TestPgBouncer {
   /** postgres://… of the database through the pooler, with the database's own user and password. */
@@ -37,7 +33,10 @@ export async function startPgBouncer(databaseUrl: string, settings: Record<strin
   const dir = await mkdtemp(join(tmpdir(), 'ticketing-pgbouncer-'));
   await chmod(dir, 0o755);
   const port = await freePort();
-  await writeFile(join(dir, 'users.txt'), `"${user}" "${password}"\n`, { mode: 0o644 });
+  // The database's password: readable by PgBouncer's user alone (nobody, when we are root).
+  const root = process.getuid?.() === 0;
+  await writeFile(join(dir, 'users.txt'), `"${user}" "${password}"\n`, { mode: 0o600 });
+  if (root) await chown(join(dir, 'users.txt'), NOBODY.uid, NOBODY.gid);
   const lines = {
     listen_addr: '127.0.0.1',
     listen_port: String(port),
@@ -56,22 +55,42 @@ export async function startPgBouncer(databaseUrl: string, settings: Record<strin
         .join('\n')}\n`,
     { mode: 0o644 },
   );
-  const args = process.getuid?.() === 0 ? ['-u', 'nobody'] : [];
-  const proc = spawn(PGBOUNCER, [...args, join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(PGBOUNCER, [...(root ? ['-u', 'nobody'] : []), join(dir, 'pgbouncer.ini')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let log = '';
   proc.stderr!.on('data', (c: Buffer) => (log += c.toString()));
-  for (let i = 0; ; i++) {
-    if (proc.exitCode !== null) throw new Error(`pgbouncer exited with ${proc.exitCode}: ${log}`);
-    const up = await new Promise<boolean>((done) => {
-      const s = connect(port, '127.0.0.1', () => {
-        s.destroy();
-        done(true);
+  let failed: Error | undefined;
+  proc.once('error', (err) => (failed = err));
+  const close = async () => {
+    if (proc.exitCode === null && proc.signalCode === null && !failed) {
+      const exited = new Promise((ok) => proc.once('exit', ok));
+      proc.kill('SIGTERM');
+      // A PgBouncer that waits for its clients to leave is not waited for.
+      const killing = setTimeout(() => proc.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(killing);
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; ; i++) {
+      if (failed) throw failed;
+      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`pgbouncer exited: ${log}`);
+      const up = await new Promise<boolean>((done) => {
+        const s = connect(port, '127.0.0.1', () => {
+          s.destroy();
+          done(true);
+        });
+        s.on('error', () => done(false));
       });
-      s.on('error', () => done(false));
-    });
-    if (up) break;
-    if (i === 250) throw new Error(`pgbouncer did not start listening: ${log}`);
-    await new Promise((r) => setTimeout(r, 20));
+      if (up) break;
+      if (i === 250) throw new Error(`pgbouncer did not start listening: ${log}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } catch (err) {
+    await close();
+    throw err;
   }
   const through = new URL(databaseUrl);
   through.hostname = '127.0.0.1';
@@ -79,13 +98,6 @@ export async function startPgBouncer(databaseUrl: string, settings: Record<strin
   return {
     url: through.toString(),
     log: () => log,
-    async close() {
-      if (proc.exitCode === null) {
-        const exited = new Promise((ok) => proc.once('exit', ok));
-        proc.kill('SIGTERM');
-        await exited;
-      }
-      await rm(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }
