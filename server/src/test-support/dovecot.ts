@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ImapFlow } from 'imapflow';
-import { freePort } from './smtp.js';
+import { freePort, listensOn } from './smtp.js';
 
 const DOVECOT = '/usr/sbin/dovecot';
 
@@ -86,14 +85,7 @@ service submission-login {
   let proc: ChildProcess | undefined;
   const listening = async () => {
     for (let i = 0; i < 250; i++) {
-      const ok = await new Promise<boolean>((done) => {
-        const s = connect(port, '127.0.0.1', () => {
-          s.destroy();
-          done(true);
-        });
-        s.on('error', () => done(false));
-      });
-      if (ok) return;
+      if (await listensOn(port)) return;
       await new Promise((r) => setTimeout(r, 20));
     }
     throw new Error('dovecot did not start listening');

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sentAtConnect } from '../postgres/database.js';
 import { NOBODY } from './other-user.js';
-import { freePort } from './smtp.js';
+import { freePort, listensOn } from './smtp.js';
 
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -77,14 +76,7 @@ export async function startPgBouncer(databaseUrl: string, settings: Record<strin
     for (let i = 0; ; i++) {
       if (failed) throw failed;
       if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`pgbouncer exited: ${log}`);
-      const up = await new Promise<boolean>((done) => {
-        const s = connect(port, '127.0.0.1', () => {
-          s.destroy();
-          done(true);
-        });
-        s.on('error', () => done(false));
-      });
-      if (up) break;
+      if (await listensOn(port)) break;
       if (i === 250) throw new Error(`pgbouncer did not start listening: ${log}`);
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -1,4 +1,4 @@
-import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { connect, createServer as createNetServer, type Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -136,6 +136,17 @@ export async function startSmtp(
     },
     close: () => new Promise<void>((ok) => server.close(() => ok())),
   };
+}
+
+/** Whether something accepts connections on a loopback port: a server started beside the tests is up. */
+export function listensOn(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const s = connect(port, '127.0.0.1', () => {
+      s.destroy();
+      done(true);
+    });
+    s.on('error', () => done(false));
+  });
 }
 
 /**
