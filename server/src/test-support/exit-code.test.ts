@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { expect, it } from 'vitest';
-import { CHECKOUT, linkedCopy } from './other-user.js';
+import { CHECKOUT, NOT_COPIED, linkedCopy } from './other-user.js';
 
 const VITEST = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
 
@@ -43,7 +43,7 @@ it('a run whose tests pass exits 0, with the PostgreSQL set-up loaded, from a ch
   try {
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
     const checkout = join(dir, 'checkout');
-    await linkedCopy(CHECKOUT, checkout, ['.git', '.vite']);
+    await linkedCopy(CHECKOUT, checkout, NOT_COPIED);
     const { code, out } = await run('passes', checkout);
     expect(out).toContain('1 passed');
     expect(code, out).toBe(0);

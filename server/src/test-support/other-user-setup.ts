@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { CHECKOUT, reachableByOthers, linkedCopy } from './other-user.js';
+import { CHECKOUT, NOT_COPIED, reachableByOthers, linkedCopy } from './other-user.js';
 
 /**
  * Vitest's global set-up for the tests that run the CLI or the server as another user (nobody, when
@@ -15,7 +15,7 @@ export default async function setup(project: TestProject) {
   const dir = await mkdtemp(join(tmpdir(), 'ticketing-checkout-'));
   await chmod(dir, 0o755);
   const copy = join(dir, 'checkout');
-  await linkedCopy(CHECKOUT, copy, ['.git', '.vite']);
+  await linkedCopy(CHECKOUT, copy, NOT_COPIED);
   project.provide('checkoutForOthers', copy);
   return () => rm(dir, { recursive: true, force: true });
 }

@@ -48,14 +48,26 @@ export function checkoutPathForOthers(path: string): string {
 }
 
 /**
+ * What a copy of the checkout leaves out: .git; .vite, a cache written in place (a hard link would
+ * write it through into the original); .vite-temp, where a starting vitest bundles its config and
+ * deletes it again (the other packages' tests start beside the copy).
+ */
+export const NOT_COPIED = ['.git', '.vite', '.vite-temp'];
+
+/** A file the copy found that is gone when it is linked: the tree is in use (see NOT_COPIED). */
+const gone = (err: unknown) => {
+  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+};
+
+/**
  * Copies the tree `from` to `to` (which must not exist) in moments: hard links where the file system
  * allows (the same files, no space), copies elsewhere, symbolic links as they are (pnpm's are relative,
- * so they point into the copy). Entries named in `skip` are left out at every depth (.git; .vite, a
- * cache written in place, which would write through a hard link into the original).
+ * so they point into the copy). Entries named in `skip` are left out at every depth; an entry that
+ * goes while it is copied is left out too.
  */
 export async function linkedCopy(from: string, to: string, skip: readonly string[] = []) {
   await mkdir(to, { mode: 0o755 });
-  const entries = await readdir(from, { withFileTypes: true });
+  const entries = await readdir(from, { withFileTypes: true }).catch((err: unknown) => (gone(err), []));
   await Promise.all(
     entries
       .filter((e) => !skip.includes(e.name))
@@ -63,8 +75,8 @@ export async function linkedCopy(from: string, to: string, skip: readonly string
         const source = join(from, e.name);
         const target = join(to, e.name);
         if (e.isDirectory()) await linkedCopy(source, target, skip);
-        else if (e.isSymbolicLink()) await symlink(await readlink(source), target);
-        else await link(source, target).catch(() => copyFile(source, target));
+        else if (e.isSymbolicLink()) await symlink(await readlink(source), target).catch(gone);
+        else await link(source, target).catch(() => copyFile(source, target).catch(gone));
       }),
   );
 }
