@@ -64,6 +64,13 @@ const EnvSchema = z.object({
   TICKETING_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'a PostgreSQL URL looks like postgres://user:password@host:5432/database')
+    .refine((url) => !hostInQuery(url), {
+      message:
+        "has host in its query (libpq's form, as for a Unix socket folder), which the driver would send to " +
+        'PostgreSQL as a setting: give the host in the URL itself, as postgres://user:password@127.0.0.1:5432/database ' +
+        '(a Unix socket is not supported)',
+      abort: true,
+    })
     .refine(
       databaseUrlParses,
       'does not parse: percent-encode these characters in the user name and password: @ as %40, # as %23, / as %2F, ? as %3F, : as %3A, % as %25',
@@ -200,6 +207,15 @@ export interface DatabaseConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** Whether a database URL names its host in the query (`?host=/var/run/postgresql`), as libpq allows. */
+function hostInQuery(url: string): boolean {
+  try {
+    return new URL(url).searchParams.has('host');
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Whether a database URL means what it says: it parses, it holds one `@` at most and no `#` (a

@@ -235,6 +235,18 @@ describe('start-up checks', () => {
     expect(
       loadConfig({ TICKETING_DATABASE_URL: 'postgres://ticketing:pa%23s%40s@db.example/ticketing' }).database,
     ).toBeDefined();
+    // libpq's socket form: the driver would send host to PostgreSQL as a setting ("unrecognized
+    // configuration parameter"), or the URL without a host was called a percent-encoding problem.
+    for (const url of [
+      'postgresql:///ticketing?host=/var/run/postgresql',
+      'postgres://ticketing@localhost/ticketing?host=/var/run/postgresql',
+      'postgres://ticketing:pw@localhost:5432/ticketing?sslmode=disable&host=db.internal',
+    ]) {
+      expect(() => loadConfig({ TICKETING_DATABASE_URL: url })).toThrow(
+        /TICKETING_DATABASE_URL: has host in its query .*127\.0\.0\.1:5432.*\(a Unix socket is not supported\)$/m,
+      );
+      expect(() => loadConfig({ TICKETING_DATABASE_URL: url })).not.toThrow(/percent-encode/);
+    }
     const c = loadConfig({ TICKETING_PORT: '0', TICKETING_RATE_LIMIT: 'off', TICKETING_KEYS: ' a , b ' });
     expect(c).toMatchObject({
       port: 0,
