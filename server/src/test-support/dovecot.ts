@@ -4,7 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ImapFlow } from 'imapflow';
-import { freePort, listensOn } from './smtp.js';
+import { freePort, untilListening } from './smtp.js';
 
 const DOVECOT = '/usr/sbin/dovecot';
 
@@ -83,16 +83,9 @@ service submission-login {
 `,
   );
   let proc: ChildProcess | undefined;
-  const listening = async () => {
-    for (let i = 0; i < 250; i++) {
-      if (await listensOn(port)) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error('dovecot did not start listening');
-  };
   const start = async () => {
     proc = spawn(DOVECOT, ['-F', '-c', join(dir, 'dovecot.conf')], { stdio: 'ignore' });
-    await listening();
+    await untilListening(port, 'dovecot');
   };
   const stop = async () => {
     if (!proc || proc.exitCode !== null) return;

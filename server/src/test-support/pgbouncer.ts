@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sentAtConnect } from '../postgres/database.js';
 import { NOBODY } from './other-user.js';
-import { freePort, listensOn } from './smtp.js';
+import { freePort, untilListening } from './smtp.js';
 
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -14,8 +14,6 @@ const IGNORED = Object.keys(sentAtConnect(0));
 export interface TestPgBouncer {
   /** postgres://… of the database through the pooler, with the database's own user and password. */
   url: string;
-  /** What PgBouncer logged (to stderr). */
-  log(): string;
   close(): Promise<void>;
 }
 
@@ -73,23 +71,17 @@ export async function startPgBouncer(databaseUrl: string, settings: Record<strin
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    for (let i = 0; ; i++) {
-      if (failed) throw failed;
-      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`pgbouncer exited: ${log}`);
-      if (await listensOn(port)) break;
-      if (i === 250) throw new Error(`pgbouncer did not start listening: ${log}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await untilListening(
+      port,
+      'pgbouncer',
+      () => failed ?? (proc.exitCode !== null || proc.signalCode !== null ? new Error('pgbouncer exited') : undefined),
+    );
   } catch (err) {
     await close();
-    throw err;
+    throw new Error(`${(err as Error).message}: ${log}`, { cause: err });
   }
   const through = new URL(databaseUrl);
   through.hostname = '127.0.0.1';
   through.port = String(port);
-  return {
-    url: through.toString(),
-    log: () => log,
-    close,
-  };
+  return { url: through.toString(), close };
 }

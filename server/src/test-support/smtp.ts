@@ -138,8 +138,8 @@ export async function startSmtp(
   };
 }
 
-/** Whether something accepts connections on a loopback port: a server started beside the tests is up. */
-export function listensOn(port: number): Promise<boolean> {
+/** Whether something accepts connections on a loopback port. */
+function listensOn(port: number): Promise<boolean> {
   return new Promise((done) => {
     const s = connect(port, '127.0.0.1', () => {
       s.destroy();
@@ -147,6 +147,20 @@ export function listensOn(port: number): Promise<boolean> {
     });
     s.on('error', () => done(false));
   });
+}
+
+/**
+ * Waits up to 5 s until a server started beside the tests accepts connections on a loopback port;
+ * `failed` tells why to stop sooner (its process ended).
+ */
+export async function untilListening(port: number, what: string, failed: () => Error | undefined = () => undefined) {
+  for (let i = 0; ; i++) {
+    const err = failed();
+    if (err) throw err;
+    if (await listensOn(port)) return;
+    if (i === 250) throw new Error(`${what} did not start listening`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /**
